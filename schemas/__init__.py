@@ -1,0 +1,1 @@
+"""marshmallow schemas, a module per resource, plus common.py."""

@@ -1,0 +1,66 @@
+"""Schemas every resource shares: the error body, the list envelope, pagination, 32-bit ids."""
+
+import marshmallow as ma
+
+INT32_MAX = 2_147_483_647
+
+
+class Schema(ma.Schema):
+    """Base schema: unknown fields are an error, as in the fixture format."""
+
+    class Meta:
+        unknown = ma.RAISE
+        ordered = True
+
+
+class Int32(ma.fields.Integer):
+    """A positive integer that fits a signed 32-bit column (JSON: numbers only, no booleans)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("strict", True)
+        super().__init__(**kwargs)
+
+    def _validated(self, value):
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        number = super()._validated(value)
+        if number is not None and number > INT32_MAX:
+            raise ma.ValidationError(f"Must be at most {INT32_MAX}.")
+        if number is not None and number < 1:
+            raise ma.ValidationError("Must be a positive integer.")
+        return number
+
+
+class ErrorDetailSchema(Schema):
+    type = ma.fields.String(metadata={"example": "invalid_request_error"})
+    code = ma.fields.String(metadata={"example": "invalid_field"})
+    message = ma.fields.String(metadata={"example": "url: Not a valid URL."})
+    param = ma.fields.String(allow_none=True, metadata={"example": "url"})
+    details = ma.fields.Dict(allow_none=True)
+    request_id = ma.fields.String(metadata={"example": "req_5f2c0e5b9a1d4c7e8f0a1b2c"})
+
+
+class ErrorSchema(Schema):
+    """The error body of every non-2xx response."""
+
+    error = ma.fields.Nested(ErrorDetailSchema)
+
+
+class PaginationArgsSchema(Schema):
+    """limit (1..100, default 25) and the opaque cursor."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    limit = ma.fields.Integer(load_default=25, validate=ma.validate.Range(min=1, max=100))
+    cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000))
+
+
+def list_schema(item_schema, name: str):
+    """A list envelope schema around one item schema (for the OpenAPI document)."""
+    return type(name, (Schema,), {
+        "object": ma.fields.Constant("list"),
+        "data": ma.fields.List(ma.fields.Nested(item_schema)),
+        "has_more": ma.fields.Boolean(),
+        "next_cursor": ma.fields.String(allow_none=True),
+    })

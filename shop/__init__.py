@@ -1,0 +1,48 @@
+"""The Repair-Shop Service: create_app() builds the Flask app on one SQLite file."""
+
+from flask import Flask
+
+from shop.config import load_config
+from shop.db import init_database
+
+
+class ShopFlask(Flask):
+    """Flask whose dispatch runs each POST through its Idempotency-Key."""
+
+    def dispatch_request(self):
+        from shop.platform import auth, idempotency
+
+        return idempotency.run(auth.view_function(), super().dispatch_request, self._to_response)
+
+    def _to_response(self, dispatch):
+        """Run a view and turn whatever it returns or raises into a response."""
+        try:
+            value = dispatch()
+        except Exception as error:  # handled by the registered error handlers
+            value = self.handle_user_exception(error)
+        return self.make_response(value)
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app: config, database, API and blueprints, request pipeline, CLI."""
+    config = load_config(test_config)
+    app = ShopFlask(__name__, instance_path=config.root_path, instance_relative_config=True)
+    app.config.update(config)
+    app.config.update(API_TITLE="Repair-Shop Service API", API_VERSION="v1",
+                      OPENAPI_VERSION="3.0.3")
+    app.json.sort_keys = False
+    init_database(app.config["DATABASE"], float(app.config["DB_BUSY_TIMEOUT_SECONDS"]))
+
+    from shop import cli, models
+    from shop.api import register_blueprints
+    from shop.platform import pipeline
+    from shop.platform.smorest import Api
+
+    models.create_tables()
+    api = Api(app)
+    app.extensions["shop.api"] = api
+    api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    register_blueprints(api)
+    pipeline.install(app)
+    cli.register(app)
+    return app

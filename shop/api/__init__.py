@@ -1,0 +1,11 @@
+"""One blueprint per resource; MODULES is the tuple the API registers."""
+
+from shop.api import customers, discovery, identity, usage
+
+MODULES = (discovery, identity, customers, usage)
+
+
+def register_blueprints(api) -> None:
+    """Register every resource blueprint under /api/v1."""
+    for module in MODULES:
+        api.register_blueprint(module.blp, url_prefix="/api/v1")

@@ -1,0 +1,51 @@
+"""Unauthenticated discovery: the index, health, and the OpenAPI document in JSON and YAML."""
+
+from flask import current_app
+
+from shop.domain import health
+from shop.platform.errors import ApiError
+from shop.platform.openapi import openapi_document, openapi_yaml
+from shop.platform.smorest import Blueprint
+
+blp = Blueprint("discovery", __name__, description="Unauthenticated discovery endpoints")
+
+
+@blp.route("")
+@blp.public
+def index():
+    """The API index: version and where to find the rest."""
+    return {
+        "object": "api",
+        "version": "v1",
+        "links": {
+            "health": "/api/v1/health",
+            "openapi_json": "/api/v1/openapi.json",
+            "openapi_yaml": "/api/v1/openapi.yaml",
+            "me": "/api/v1/me",
+        },
+    }
+
+
+@blp.route("/health")
+@blp.public
+def health_check():
+    """Health: the database and the task queue answer."""
+    checks = health.check()
+    if any(value != "ok" for value in checks.values()):
+        raise ApiError(503, "service_unavailable", "A dependency is unavailable.", details=checks)
+    return {"object": "health", "status": "ok", "checks": checks}
+
+
+@blp.route("/openapi.json")
+@blp.public
+def openapi_json():
+    """The OpenAPI 3 document of this API, generated from its schemas."""
+    return openapi_document(current_app.extensions["shop.api"])
+
+
+@blp.route("/openapi.yaml")
+@blp.public
+def openapi_yaml_document():
+    """The same OpenAPI 3 document as YAML."""
+    api = current_app.extensions["shop.api"]
+    return current_app.response_class(openapi_yaml(api), mimetype="application/yaml")

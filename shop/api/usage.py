@@ -1,0 +1,20 @@
+"""GET /api/v1/usage: request volume, errors and latency of the calling key."""
+
+from flask import current_app, g, request
+
+from schemas.usage import ApiUsageSchema, UsageQueryDocSchema
+from shop.domain.usage import report, resolve_query
+from shop.platform.smorest import Blueprint
+
+blp = Blueprint("usage", __name__, description="Usage of the calling key")
+
+
+@blp.route("/usage")
+@blp.doc(parameters=[{"in": "query", "schema": UsageQueryDocSchema}])
+@blp.response(200, ApiUsageSchema)
+@blp.billing_exempt
+@blp.scope(None)
+def usage():
+    """Usage of the calling key over a window (malformed parameters fall back to defaults)."""
+    query = resolve_query(request.args)
+    return report(g.api_key, query, budget_ms=float(current_app.config["USAGE_TIME_BUDGET_MS"]))

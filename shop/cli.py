@@ -1,0 +1,118 @@
+"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke, activity."""
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+
+from shop import models
+from shop.domain.fixtures import FixtureError, load_fixture
+from shop.domain.keys import MODES, SCOPES, create_key, revoke_key
+from shop.models import Tenant
+from shop.platform.errors import ApiError
+
+shop = AppGroup("shop", help="Repair-Shop Service commands.")
+key = AppGroup("key", help="Create and revoke API keys.")
+shop.add_command(key)
+
+DEMO_TENANT = "acme"
+
+
+def _print_json(value) -> None:
+    click.echo(json.dumps(value, indent=2))
+
+
+@shop.command("init-db")
+def init_db() -> None:
+    """Create every table (idempotent)."""
+    models.create_tables()
+    _print_json({"database": current_app.config["DATABASE"], "initialized": True})
+
+
+@shop.command("load")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def load(path: str) -> None:
+    """Load a fixture file in one transaction (all or nothing)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+        summary = load_fixture(document)
+    except json.JSONDecodeError as error:
+        raise click.ClickException(f"{path} is not valid JSON: {error}") from None
+    except FixtureError as error:
+        raise click.ClickException(f"nothing loaded: {error}") from None
+    _print_json(summary)
+
+
+@key.command("create")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES), help="Repeat per scope.")
+@click.option("--mode", type=click.Choice(MODES), default="test", show_default=True)
+def key_create(tenant_id: str, scopes: tuple, mode: str) -> None:
+    """Create an API key and print its token (shown this once)."""
+    try:
+        created, token = create_key(tenant_id, list(scopes), mode=mode)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json({"id": created.id, "tenant": tenant_id, "mode": mode, "scopes": created.scopes,
+                 "token": token})
+
+
+@key.command("revoke")
+@click.argument("key_id")
+def key_revoke(key_id: str) -> None:
+    """Revoke an API key."""
+    try:
+        revoked = revoke_key(key_id)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json({"id": revoked.id, "revoked": True})
+
+
+@shop.command("worker")
+@click.option("--workers", default=4, show_default=True, help="Worker threads.")
+def worker(workers: int) -> None:
+    """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
+    from tasks.worker import run
+
+    run(workers)
+
+
+@shop.command("demo")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True)
+def demo(host: str, port: int) -> None:
+    """Initialise the database, load the demo shop, then serve the API and a consumer."""
+    models.create_tables()
+    if Tenant.get_or_none(Tenant.id == DEMO_TENANT) is None:
+        document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
+        load_fixture(document)
+    _print_demo_help(host, port)
+    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"])
+    consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
+    try:
+        current_app.run(host=host, port=port, threaded=True, use_reloader=False)
+    finally:
+        consumer.terminate()
+        consumer.wait(timeout=10)
+
+
+def _print_demo_help(host: str, port: int) -> None:
+    base = f"http://{host}:{port}/api/v1"
+    token = "sk_test_acme_demo_0001"
+    click.echo(f"Demo shop loaded into {current_app.config['DATABASE']}")
+    click.echo(f"API key (all scopes): {token}")
+    click.echo("Try:")
+    for path in ("/me", "/customers", "/usage"):
+        click.echo(f"  curl -s -H 'Authorization: Bearer {token}' {base}{path}")
+    click.echo(f"  curl -s {base}/health")
+
+
+def register(app) -> None:
+    """Attach the command group to the app."""
+    app.cli.add_command(shop)

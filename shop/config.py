@@ -1,0 +1,79 @@
+"""Configuration: defaults, then instance/config.py, then SHOP_* environment variables."""
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Config
+
+DEFAULTS = {
+    # storage
+    "DATABASE": None,  # resolved by database_path(): instance/shop.sqlite3
+    "SECRET_KEY": None,  # resolved by secret_key(): instance/secret_key
+    "DB_BUSY_TIMEOUT_SECONDS": 10,
+    # request limits
+    "MAX_CONTENT_LENGTH": 1024 * 1024,
+    "RATE_LIMIT_CAPACITY": 100,
+    "RATE_LIMIT_REFILL": 10,
+    "AUTH_FAILURES_PER_MINUTE": 20,
+    # idempotency
+    "IDEMPOTENCY_RETENTION_SECONDS": 24 * 3600,
+    "IDEMPOTENCY_LOCK_SECONDS": 60,
+    # usage reporting
+    "USAGE_TIME_BUDGET_MS": 5000,
+    "USAGE_READ_SAMPLE_RATE": 1.0,
+    "USAGE_RETENTION_DAYS": 90,
+    # billing gates
+    "UPGRADE_URL": "https://billing.repair-shop.invalid/upgrade",
+    # webhooks (used by the delivery issues)
+    "WEBHOOK_ALLOW_HTTP": False,
+    "WEBHOOK_TRUSTED_NETWORKS": "",
+    "WEBHOOK_RETRY_DELAYS": "0,60,300,1800,7200,21600,43200,86400",
+    "WEBHOOK_TIMEOUT": 10,
+    "WEBHOOK_CA_BUNDLE": None,
+    # messaging
+    "SMTP_URL": None,
+    "SMS_GATEWAY_URL": None,
+}
+
+
+def instance_path() -> Path:
+    """The instance folder: SHOP_INSTANCE_PATH or instance/ beside the shop package."""
+    configured = os.environ.get("SHOP_INSTANCE_PATH")
+    path = Path(configured) if configured else Path(__file__).resolve().parent.parent / "instance"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def load_config(test_config: dict | None = None) -> Config:
+    """Build the configuration the web app and the Huey consumer share."""
+    folder = instance_path()
+    config = Config(str(folder))
+    config.from_mapping(DEFAULTS)
+    config.from_pyfile("config.py", silent=True)
+    config.from_prefixed_env("SHOP")
+    if test_config:
+        config.from_mapping(test_config)
+    config["DATABASE"] = database_path(config)
+    config["SECRET_KEY"] = secret_key(config)
+    return config
+
+
+def database_path(config) -> str:
+    """The one place that decides which SQLite file the app and the consumer open."""
+    path = config.get("DATABASE") or str(Path(config.root_path) / "shop.sqlite3")
+    return str(Path(path).expanduser().resolve())
+
+
+def secret_key(config) -> str:
+    """SHOP_SECRET_KEY, or a key generated once into the instance folder."""
+    if config.get("SECRET_KEY"):
+        return str(config["SECRET_KEY"])
+    path = Path(config.root_path) / "secret_key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secrets.token_urlsafe(48))
+    return path.read_text().strip()

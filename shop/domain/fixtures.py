@@ -1,0 +1,96 @@
+"""Loading a fixture file: validated whole, written in one transaction, all or nothing."""
+
+from datetime import datetime, timezone
+
+import marshmallow as ma
+from peewee import IntegrityError
+
+from schemas.fixtures import FixtureFile
+from shop.db import write_transaction
+from shop.domain.keys import create_key
+from shop.models import Customer, Tenant, Ticket, User
+from shop.platform.errors import ApiError
+
+
+class FixtureError(Exception):
+    """A fixture entry that cannot be loaded; `path` names it (tenants[0].api_keys[1].scopes)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def _first_error(messages, path: str = "") -> tuple[str, str]:
+    """The path and text of the first error in a nested marshmallow error dict."""
+    if isinstance(messages, dict):
+        key, value = next(iter(messages.items()))
+        step = f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
+        return _first_error(value, path + step)
+    if isinstance(messages, list) and messages and not isinstance(messages[0], str):
+        return _first_error(messages[0], path)
+    return path or "(file)", messages[0] if isinstance(messages, list) else str(messages)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def load_fixture(document) -> dict:
+    """Validate and load a fixture document; returns a summary with every generated token."""
+    try:
+        data = FixtureFile().load(document)
+    except ma.ValidationError as error:
+        raise FixtureError(*_first_error(error.messages)) from None
+    summary = {"tenants": [], "api_keys": []}
+    with write_transaction():
+        for index, tenant in enumerate(data["tenants"]):
+            _load_tenant(f"tenants[{index}]", tenant, summary)
+    return summary
+
+
+def _insert(path: str, fn, *args, **kwargs):
+    """Run one insert, naming the entry if the store refuses it."""
+    try:
+        return fn(*args, **kwargs)
+    except IntegrityError as error:
+        raise FixtureError(path, f"conflicts with an existing record ({error}).") from None
+    except ApiError as error:
+        raise FixtureError(f"{path}.{error.param}" if error.param else path, error.message) from None
+
+
+def _load_tenant(path: str, data: dict, summary: dict) -> None:
+    tenant_id = data["id"]
+    fields = {k: data[k] for k in ("name", "timezone", "plan", "billing_status", "suspended")}
+    _insert(path, Tenant.create, id=tenant_id, current_period_end=_utc(data.get("current_period_end")),
+            send_rate_per_minute=data.get("send_rate_per_minute"), booking=data.get("booking"),
+            **fields)
+    summary["tenants"].append(tenant_id)
+    for i, user in enumerate(data["users"]):
+        _insert(f"{path}.users[{i}]", User.create, tenant=tenant_id, **user)
+    for i, key in enumerate(data["api_keys"]):
+        created, token = _insert(f"{path}.api_keys[{i}]", create_key, tenant_id, key["scopes"],
+                                 mode=key["mode"], token=key.get("token"), key_id=key.get("id"),
+                                 expires_at=_utc(key["expires_at"]), revoked=key["revoked"])
+        summary["api_keys"].append({"id": created.id, "tenant": tenant_id, "mode": created.mode,
+                                    "token": token, "scopes": created.scopes})
+    for i, customer in enumerate(data["customers"]):
+        if "created_at" in customer:
+            customer["created_at"] = _utc(customer["created_at"])
+        _insert(f"{path}.customers[{i}]", Customer.create, tenant=tenant_id, **customer)
+    for i, ticket in enumerate(data["tickets"]):
+        _load_ticket(f"{path}.tickets[{i}]", tenant_id, dict(ticket))
+
+
+def _load_ticket(path: str, tenant_id: str, ticket: dict) -> None:
+    customer_id = ticket.pop("customer_id", None)
+    if customer_id is not None and not Customer.for_tenant(tenant_id).where(
+            Customer.id == customer_id).exists():
+        raise FixtureError(f"{path}.customer_id", f"no customer {customer_id} in this tenant.")
+    if "id" in ticket:
+        ticket["id"] = int(ticket["id"])
+    if "created_at" in ticket:
+        ticket["created_at"] = _utc(ticket["created_at"])
+    _insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)

@@ -1,0 +1,64 @@
+"""API keys: create (token shown once, stored hashed), revoke, describe."""
+
+import secrets
+from datetime import datetime
+
+from shop import clock
+from shop.models import ApiKey, Tenant
+from shop.platform.auth import hash_token
+from shop.platform.errors import ApiError
+
+MODES = ("live", "test")
+# every scope the service knows: the spec's nine plus the read scopes of event families
+SCOPES = (
+    "messages.read", "messages.write", "appointments.read", "appointments.write",
+    "notifications.read", "notifications.write", "webhooks.read", "webhooks.write",
+    "webhooks.manage", "customers.read", "tickets.read", "invoices.read", "estimates.read",
+    "payments.read", "leads.read",
+)
+
+
+def new_token(mode: str) -> str:
+    """A fresh secret token: sk_<mode>_ and 32 random bytes."""
+    return f"sk_{mode}_{secrets.token_urlsafe(32)}"
+
+
+def create_key(tenant_id: str, scopes: list[str], mode: str = "test", token: str | None = None,
+               key_id: str | None = None, expires_at: datetime | None = None,
+               revoked: bool = False) -> tuple[ApiKey, str]:
+    """Store a key hashed; returns the key and its token (the only time the token is seen)."""
+    if mode not in MODES:
+        raise ApiError(400, "invalid_field", f"mode must be one of {', '.join(MODES)}.", param="mode")
+    unknown = sorted(set(scopes) - set(SCOPES))
+    if unknown:
+        raise ApiError(400, "invalid_field", f"Unknown scopes: {', '.join(unknown)}.", param="scopes")
+    if Tenant.get_or_none(Tenant.id == tenant_id) is None:
+        raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
+    token = token or new_token(mode)
+    key = ApiKey.create(id=key_id or "key_" + secrets.token_hex(8), tenant=tenant_id,
+                        token_hash=hash_token(token), token_prefix=token[:12], mode=mode,
+                        scopes=sorted(set(scopes)), revoked=revoked, expires_at=expires_at)
+    return key, token
+
+
+def revoke_key(key_id: str) -> ApiKey:
+    """Mark a key revoked; it answers 401 from the next request on."""
+    key = ApiKey.get_or_none(ApiKey.id == key_id)
+    if key is None:
+        raise ApiError(404, "not_found", f"No API key {key_id}.")
+    key.revoked = True
+    key.save()
+    return key
+
+
+def identity(key: ApiKey) -> dict:
+    """What GET /api/v1/me says about a key."""
+    return {
+        "id": key.id,
+        "tenant_id": key.tenant_id,
+        "mode": key.mode,
+        "livemode": key.mode == "live",
+        "scopes": list(key.scopes),
+        "expires_at": clock.isoformat(key.expires_at),
+        "created_at": clock.isoformat(key.created_at),
+    }

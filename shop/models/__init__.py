@@ -1,0 +1,29 @@
+"""Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
+
+from shop.models.events import Event
+from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
+from shop.models.records import Customer, Ticket
+from shop.models.tenancy import ApiKey, Tenant, User
+
+ALL_MODELS = (
+    Tenant,
+    User,
+    ApiKey,
+    Customer,
+    Ticket,
+    Event,
+    RateBucket,
+    AuthFailure,
+    IdempotencyRecord,
+    UsageLog,
+)
+
+__all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]
+
+
+def create_tables() -> None:
+    """Create every table and index that is missing (idempotent)."""
+    from shop.db import db
+
+    with db.atomic():
+        db.create_tables(ALL_MODELS, safe=True)

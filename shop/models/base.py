@@ -1,0 +1,28 @@
+"""The base model and field helpers shared by every model."""
+
+import json
+
+from peewee import Model, TextField
+
+from shop.db import db
+
+
+class JSONField(TextField):
+    """A JSON value stored as text (portable between SQLite and PostgreSQL)."""
+
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, separators=(",", ":"))
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+        legacy_table_names = False
+
+    @classmethod
+    def for_tenant(cls, tenant_id: str):
+        """Every query of a tenant's data starts here, so the tenant condition is never forgotten."""
+        return cls.select().where(cls.tenant == tenant_id)

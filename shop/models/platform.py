@@ -1,0 +1,61 @@
+"""State the request pipeline keeps: rate-limit buckets, auth failures, idempotency, usage."""
+
+from peewee import (
+    AutoField,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    FloatField,
+    IntegerField,
+    TextField,
+)
+
+from shop.models.base import BaseModel
+
+
+class RateBucket(BaseModel):
+    """One token bucket per API key, shared by every process that serves the database."""
+
+    api_key_id = CharField(primary_key=True, max_length=64)
+    tokens = FloatField()
+    updated_at = FloatField()  # epoch seconds
+    granted = BooleanField(default=True)  # whether the last take succeeded
+
+
+class AuthFailure(BaseModel):
+    """Failed authentications from one address in the current minute."""
+
+    ip = CharField(primary_key=True, max_length=64)
+    minute = BigIntegerField()
+    count = IntegerField(default=0)
+
+
+class IdempotencyRecord(BaseModel):
+    id = AutoField()
+    api_key_id = CharField(max_length=64)
+    key = CharField(max_length=255)
+    fingerprint = CharField(max_length=64)
+    state = CharField(max_length=16, default="in_progress")  # or completed
+    locked_until = DateTimeField()
+    status_code = IntegerField(null=True)
+    body = TextField(null=True)
+    content_type = CharField(max_length=100, null=True)
+    created_at = DateTimeField(index=True)
+
+    class Meta:
+        indexes = ((("api_key_id", "key"), True),)
+
+
+class UsageLog(BaseModel):
+    id = AutoField()
+    tenant_id = CharField(max_length=64)
+    api_key_id = CharField(max_length=64)
+    method = CharField(max_length=8)
+    path = CharField(max_length=255)
+    status = IntegerField()
+    duration_ms = IntegerField()
+    created_ms = BigIntegerField()
+
+    class Meta:
+        indexes = ((("api_key_id", "created_ms"), False),)

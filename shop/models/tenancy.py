@@ -1,0 +1,53 @@
+"""Tenants (shops), their teammates and their API keys."""
+
+from peewee import (
+    AutoField,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+)
+
+from shop import clock
+from shop.models.base import BaseModel, JSONField
+
+PLANS = ("starter", "pro", "enterprise")
+PLANS_WITH_API = ("pro", "enterprise")
+BILLING_STATUSES = ("active", "trialing", "past_due", "incomplete", "canceled", "unpaid")
+
+
+class Tenant(BaseModel):
+    id = CharField(primary_key=True, max_length=64)
+    name = CharField(max_length=255)
+    timezone = CharField(max_length=64, default="UTC")
+    plan = CharField(max_length=32, default="pro")
+    billing_status = CharField(max_length=32, default="active")
+    current_period_end = DateTimeField(null=True)
+    suspended = BooleanField(default=False)
+    send_rate_per_minute = IntegerField(null=True)
+    booking = JSONField(null=True)
+    created_at = DateTimeField(default=clock.now)
+
+
+class User(BaseModel):
+    id = AutoField()
+    tenant = ForeignKeyField(Tenant, backref="users", on_delete="CASCADE")
+    email = CharField(max_length=320)
+    name = CharField(max_length=255, null=True)
+    created_at = DateTimeField(default=clock.now)
+
+    class Meta:
+        indexes = ((("tenant", "email"), True),)
+
+
+class ApiKey(BaseModel):
+    id = CharField(primary_key=True, max_length=64)
+    tenant = ForeignKeyField(Tenant, backref="api_keys", on_delete="CASCADE")
+    token_hash = CharField(max_length=64, unique=True)
+    token_prefix = CharField(max_length=16)
+    mode = CharField(max_length=8, default="test")
+    scopes = JSONField(default=list)
+    revoked = BooleanField(default=False)
+    expires_at = DateTimeField(null=True)
+    created_at = DateTimeField(default=clock.now)

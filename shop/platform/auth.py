@@ -1,0 +1,128 @@
+"""Authentication: per-address failure limit, key lookup, the key's bucket, tenant gates, scope."""
+
+import hashlib
+import hmac
+
+from flask import current_app, g, request
+from peewee import Case
+
+from shop import clock
+from shop.models import ApiKey, AuthFailure, Tenant
+from shop.models.tenancy import PLANS_WITH_API
+from shop.platform import ratelimit
+from shop.platform.errors import ApiError
+
+BILLING_OK = ("active", "trialing")
+BILLING_INACTIVE = ("canceled", "unpaid")
+
+
+def hash_token(token: str) -> str:
+    """The stored form of an API key: its SHA-256 hex digest."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def view_function():
+    """The function that will serve this request (the method of a MethodView included)."""
+    func = current_app.view_functions.get(request.endpoint)
+    view_class = getattr(func, "view_class", None)
+    if view_class is None:
+        return func
+    method = request.method.lower()
+    return getattr(view_class, method, None) or getattr(view_class, "get" if method == "head" else method, None)
+
+
+def authenticate() -> None:
+    """before_request: verify the key and everything that gates it, in the spec's order."""
+    view = view_function()
+    if view is None or getattr(view, "_public", False):
+        return
+    _refuse_blocked_address()
+    key = find_key(_bearer_token())
+    if key is None:
+        _record_failure()
+        raise ApiError(401, "unauthorized", "Missing, malformed, revoked or expired API key.")
+    g.api_key, g.tenant = key, key.tenant
+    config = current_app.config
+    taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
+    g.rate_headers = taken.headers()
+    if not taken.granted:
+        raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later.")
+    g.usage_loggable = True
+    check_tenant(key.tenant, skip_billing=getattr(view, "_skip_billing_gates", False))
+    check_scope(key, getattr(view, "_required_scope", None))
+
+
+def _bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip() or len(token) > 200:
+        return None
+    return token.strip()
+
+
+def find_key(token: str | None) -> ApiKey | None:
+    """The live (unrevoked, unexpired) key with this token, compared in constant time."""
+    if not token:
+        return None
+    digest = hash_token(token)
+    key = (ApiKey.select(ApiKey, Tenant).join(Tenant)
+           .where(ApiKey.token_hash == digest).first())
+    if key is None or not hmac.compare_digest(key.token_hash, digest) or key.revoked:
+        return None
+    if key.expires_at is not None and key.expires_at <= clock.now():
+        return None
+    return key
+
+
+def check_tenant(tenant: Tenant, skip_billing: bool = False) -> None:
+    """Suspension, then plan, then billing status (the usage endpoint skips the last two)."""
+    if tenant.suspended:
+        raise ApiError(503, "tenant_suspended", "This account is suspended.")
+    if skip_billing:
+        return
+    if tenant.plan not in PLANS_WITH_API:
+        raise ApiError(402, "upgrade_required", "Your plan does not include API access.", details={
+            "required_plan": PLANS_WITH_API[0], "current_plan": tenant.plan,
+            "upgrade_url": current_app.config["UPGRADE_URL"]})
+    if tenant.billing_status in BILLING_INACTIVE:
+        raise ApiError(402, "billing_subscription_required", "The subscription is not active.", details={
+            "billing_required": True, "reason": "subscription_inactive",
+            "subscription_status": tenant.billing_status,
+            "current_period_end": clock.isoformat(tenant.current_period_end)})
+    if tenant.billing_status not in BILLING_OK:
+        raise ApiError(402, "payment_required", "A payment is needed before API access resumes.",
+                       details={"subscription_status": tenant.billing_status})
+
+
+def check_scope(key: ApiKey, required: str | None) -> None:
+    """403 insufficient_scope unless the key holds the view's scope."""
+    if required and required not in key.scopes:
+        raise ApiError(403, "insufficient_scope", f"This API key lacks the {required} scope.",
+                       details={"required_scope": required})
+
+
+def _minute() -> int:
+    return int(clock.timestamp() // 60)
+
+
+def _refuse_blocked_address() -> None:
+    limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
+    minute = _minute()
+    row = AuthFailure.get_or_none((AuthFailure.ip == _client_ip()) & (AuthFailure.minute == minute))
+    if row is not None and row.count >= limit:
+        wait = max(1, int((minute + 1) * 60 - clock.timestamp()) + 1)
+        raise ApiError(429, "rate_limited", "Too many failed authentications from this address.",
+                       headers={"Retry-After": str(wait)})
+
+
+def _record_failure() -> None:
+    minute = _minute()
+    same_minute = Case(None, [(AuthFailure.minute == minute, AuthFailure.count + 1)], 1)
+    (AuthFailure.insert(ip=_client_ip(), minute=minute, count=1)
+     .on_conflict(conflict_target=[AuthFailure.ip],
+                  update={AuthFailure.count: same_minute, AuthFailure.minute: minute})
+     .execute())
+
+
+def _client_ip() -> str:
+    return (request.remote_addr or "unknown")[:64]

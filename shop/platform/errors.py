@@ -1,0 +1,101 @@
+"""The spec's error body: one builder for every non-2xx response, and the handlers that use it."""
+
+import logging
+
+from flask import g, jsonify
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("shop.errors")
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "payment_required_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "method_not_allowed_error",
+    408: "request_timeout_error",
+    409: "conflict_error",
+    410: "gone_error",
+    413: "invalid_request_error",
+    415: "unsupported_media_type_error",
+    422: "unprocessable_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    503: "service_unavailable_error",
+    504: "request_timeout_error",
+}
+
+# werkzeug's own exceptions (routing, body size, bad requests) mapped onto the spec's codes
+HTTP_CODES = {
+    400: ("invalid_json", "The request body could not be parsed."),
+    404: ("not_found", "No such route."),
+    405: ("method_not_allowed", "This method is not allowed on this route."),
+    408: ("request_timeout", "The request timed out; retry with an Idempotency-Key."),
+    410: ("gone", "This resource is gone."),
+    413: ("payload_too_large", "The request body is too large."),
+    415: ("unsupported_media_type", "Write requests must be sent as application/json."),
+}
+
+
+class ApiError(Exception):
+    """A failure with the spec's status, code, message, param and details."""
+
+    def __init__(self, status, code, message, param=None, details=None, headers=None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+        self.details = details
+        self.headers = headers or {}
+
+
+def error_response(status, code, message, param=None, details=None, headers=None):
+    """The one builder of the spec's error body."""
+    body = {
+        "error": {
+            "type": ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error"),
+            "code": code,
+            "message": message,
+            "param": param,
+            "details": details,
+            "request_id": g.get("request_id"),
+        }
+    }
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def handle_api_error(error: ApiError):
+    return error_response(error.status, error.code, error.message, error.param, error.details,
+                          error.headers)
+
+
+def handle_http_exception(error: HTTPException):
+    """werkzeug and flask-smorest exceptions as the spec's error body."""
+    status = error.code or 500
+    if status >= 500:
+        return handle_unexpected(error)
+    code, message = HTTP_CODES.get(status, ("invalid_request", error.description or error.name))
+    headers = {}
+    if status == 405 and getattr(error, "valid_methods", None):
+        headers["Allow"] = ", ".join(sorted(error.valid_methods))
+    return error_response(status, code, message, headers=headers)
+
+
+def handle_unexpected(error: Exception):
+    """Anything unforeseen: logged with its traceback, answered without one."""
+    original = getattr(error, "original_exception", None) or error
+    log.error("unhandled error on request %s", g.get("request_id"), exc_info=original)
+    return error_response(500, "internal_error", "An unexpected error occurred.")
+
+
+def install(app) -> None:
+    """Register the handlers so every failure in the app uses the spec's body."""
+    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)

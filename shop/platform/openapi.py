@@ -1,0 +1,60 @@
+"""The OpenAPI document: flask-smorest's spec plus the spec's errors, scopes and examples."""
+
+import copy
+
+import yaml
+
+# errors any authenticated operation can answer, with an example body each
+COMMON_ERRORS = {
+    "400": ("invalid_request_error", "invalid_field", "A parameter or field is invalid.", "param"),
+    "401": ("authentication_error", "unauthorized", "Missing, malformed, revoked or expired API key.", None),
+    "402": ("payment_required_error", "upgrade_required", "Your plan does not include API access.", None),
+    "403": ("permission_error", "insufficient_scope", "This API key lacks the required scope.", None),
+    "404": ("not_found_error", "not_found", "No such record.", None),
+    "405": ("method_not_allowed_error", "method_not_allowed", "Method not allowed.", None),
+    "413": ("invalid_request_error", "payload_too_large", "The request body is too large.", None),
+    "415": ("unsupported_media_type_error", "unsupported_media_type", "Use application/json.", None),
+    "429": ("rate_limit_error", "rate_limited", "Too many requests; retry later.", None),
+    "500": ("api_error", "internal_error", "An unexpected error occurred.", None),
+    "503": ("service_unavailable_error", "tenant_suspended", "This account is suspended.", None),
+}
+AUTH_ONLY = ("401", "402", "403", "429", "503")
+WRITE_ONLY = ("413", "415")
+
+
+def _error_response(status: str) -> dict:
+    kind, code, message, param = COMMON_ERRORS[status]
+    example = {"error": {"type": kind, "code": code, "message": message, "param": param,
+                         "details": None, "request_id": "req_5f2c0e5b9a1d4c7e8f0a1b2c"}}
+    return {"description": message,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"},
+                                             "example": example}}}
+
+
+def _add_errors(operation: dict, method: str) -> None:
+    responses = operation.setdefault("responses", {})
+    public = operation.get("security") == []
+    for status in COMMON_ERRORS:
+        if public and status in AUTH_ONLY:
+            continue
+        if method not in ("post", "put", "patch", "delete") and status in WRITE_ONLY:
+            continue
+        responses.setdefault(status, _error_response(status))
+    responses.pop("default", None)
+
+
+def openapi_document(api) -> dict:
+    """The full OpenAPI 3 document as a dict."""
+    spec = copy.deepcopy(api.spec.to_dict())
+    spec["servers"] = [{"url": "/"}]
+    spec["security"] = [{"bearerAuth": []}]
+    for path in spec.get("paths", {}).values():
+        for method, operation in path.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                _add_errors(operation, method)
+    return spec
+
+
+def openapi_yaml(api) -> str:
+    """The same document as YAML."""
+    return yaml.safe_dump(openapi_document(api), sort_keys=False, allow_unicode=True)

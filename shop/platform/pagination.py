@@ -1,0 +1,115 @@
+"""One keyset paginator for every list: signed, opaque cursors bound to endpoint and query."""
+
+import base64
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import reduce
+
+from flask import current_app, request
+from peewee import DateField, DateTimeField, IntegerField, AutoField, BigIntegerField
+
+from shop.platform.errors import ApiError
+
+IGNORED_PARAMS = ("cursor", "limit")
+
+
+@dataclass
+class Page:
+    items: list
+    has_more: bool
+    next_cursor: str | None
+
+    def envelope(self, dump, **extra) -> dict:
+        """The spec's list envelope around the dumped items."""
+        return {"object": "list", "data": [dump(item) for item in self.items],
+                "has_more": self.has_more, "next_cursor": self.next_cursor, **extra}
+
+
+def _scope() -> str:
+    """What a cursor is bound to: the endpoint and every query parameter but cursor and limit."""
+    params = sorted((k, v) for k, vs in request.args.lists() if k not in IGNORED_PARAMS for v in vs)
+    raw = json.dumps([request.endpoint, params], separators=(",", ":"))
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+def _sign(payload: bytes) -> str:
+    key = current_app.config["SECRET_KEY"].encode()
+    return _b64(hmac.new(key, b"cursor:" + payload, hashlib.sha256).digest()[:18])
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def encode_cursor(values: list) -> str:
+    """A cursor that carries the last row's sort values, bound to this request's scope."""
+    payload = json.dumps([_scope(), [_plain(v) for v in values]], separators=(",", ":")).encode()
+    return f"{_b64(payload)}.{_sign(payload)}"
+
+
+def _plain(value):
+    return value.isoformat() if isinstance(value, (date, datetime)) else value
+
+
+def decode_cursor(cursor: str, fields) -> list:
+    """The sort values inside a cursor, checked for signature, scope and types."""
+    try:
+        body, signature = cursor.split(".")
+        payload = _unb64(body)
+        if not hmac.compare_digest(signature, _sign(payload)):
+            raise ValueError("bad signature")
+        scope, values = json.loads(payload)
+        if scope != _scope() or len(values) != len(fields):
+            raise ValueError("wrong scope")
+        return [_typed(field, value) for field, value in zip(fields, values)]
+    except (ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
+        raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
+                       param="cursor") from None
+
+
+def _typed(field, value):
+    """A cursor value as the field's Python type; an impossible calendar value raises ValueError."""
+    if isinstance(field, DateTimeField):
+        return datetime.fromisoformat(value)
+    if isinstance(field, DateField):
+        return date.fromisoformat(value)
+    if isinstance(field, (IntegerField, AutoField, BigIntegerField)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("not an integer")
+        return value
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def _after(order, values):
+    """WHERE clause for rows strictly after `values` in the given (field, descending) order."""
+    clauses = []
+    for i, (field, descending) in enumerate(order):
+        beyond = field < values[i] if descending else field > values[i]
+        equal_before = [order[j][0] == values[j] for j in range(i)]
+        clauses.append(reduce(lambda a, b: a & b, equal_before + [beyond]))
+    return reduce(lambda a, b: a | b, clauses)
+
+
+def paginate(query, order, limit: int, cursor: str | None) -> Page:
+    """One page of `query` in `order` [(field, descending), ...]; the last field must be unique."""
+    fields = [field for field, _ in order]
+    if cursor:
+        query = query.where(_after(order, decode_cursor(cursor, fields)))
+    sort = [field.desc() if descending else field.asc() for field, descending in order]
+    rows = list(query.order_by(*sort).limit(limit + 1))
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = None
+    if has_more:
+        last = rows[-1]
+        next_cursor = encode_cursor([getattr(last, field.name) for field in fields])
+    return Page(rows, has_more, next_cursor)

@@ -1,0 +1,78 @@
+"""What every request passes through: request id, early refusals, authentication, usage log."""
+
+import logging
+import random
+import secrets
+import time
+
+from flask import current_app, g, request
+
+from shop import clock
+from shop.models import UsageLog
+from shop.platform import auth
+from shop.platform.errors import ApiError
+
+log = logging.getLogger("shop.requests")
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def start_request() -> None:
+    """Give the request its id and start its timer."""
+    g.request_id = "req_" + secrets.token_hex(12)
+    g.started = time.perf_counter()
+
+
+def refuse_early() -> None:
+    """Unknown routes and methods, non-JSON writes and oversized bodies, before authentication."""
+    if request.routing_exception is not None:
+        raise request.routing_exception
+    if request.method not in WRITE_METHODS or not _has_body():
+        return
+    if request.mimetype != "application/json":
+        raise ApiError(415, "unsupported_media_type",
+                       "Write requests with a body must use Content-Type: application/json.")
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, "payload_too_large", f"The request body exceeds {limit} bytes.")
+
+
+def _has_body() -> bool:
+    chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+    return chunked or (request.content_length or 0) > 0
+
+
+def finish_request(response):
+    """Rate-limit headers for a verified key, the request id, and the usage log row."""
+    response.headers["X-Request-Id"] = g.get("request_id", "")
+    for name, value in g.get("rate_headers", {}).items():
+        if name != "Retry-After" or response.status_code == 429:
+            response.headers[name] = value
+    if g.get("usage_loggable") and _should_log(response.status_code):
+        _log_usage(response.status_code)
+    return response
+
+
+def _should_log(status: int) -> bool:
+    if request.method in WRITE_METHODS or status >= 400:
+        return True
+    rate = float(current_app.config["USAGE_READ_SAMPLE_RATE"])
+    return rate >= 1 or random.random() < rate
+
+
+def _log_usage(status: int) -> None:
+    rule = request.url_rule.rule if request.url_rule else request.path
+    try:
+        UsageLog.insert(tenant_id=g.tenant.id, api_key_id=g.api_key.id, method=request.method,
+                        path=rule[:255], status=status,
+                        duration_ms=int((time.perf_counter() - g.started) * 1000),
+                        created_ms=clock.epoch_ms()).execute()
+    except Exception:  # a lost usage row must never fail the request it describes
+        log.warning("usage log write failed for %s", g.get("request_id"), exc_info=True)
+
+
+def install(app) -> None:
+    """Register the hooks in the order the spec's request path needs."""
+    app.before_request(start_request)
+    app.before_request(refuse_early)
+    app.before_request(auth.authenticate)
+    app.after_request(finish_request)

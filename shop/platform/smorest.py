@@ -1,0 +1,47 @@
+"""flask-smorest subclassed once: the Api, the Blueprint with scopes, and the error schema."""
+
+from flask_smorest import Api as _Api
+from flask_smorest import Blueprint as _Blueprint
+
+from shop.platform import errors
+from shop.platform.validation import ShopParser
+from schemas.common import ErrorSchema
+
+
+class Api(_Api):
+    """The API object: the spec's error handlers instead of flask-smorest's."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+    def _register_error_handlers(self):
+        errors.install(self._app)
+
+    def handle_http_exception(self, error):
+        return errors.handle_http_exception(error)
+
+
+class Blueprint(_Blueprint):
+    """A resource blueprint whose views declare the scope they need."""
+
+    ARGUMENTS_PARSER = ShopParser()
+
+    def scope(self, name: str | None):
+        """Mark a view method with the scope it requires (None: any verified key)."""
+
+        def decorator(func):
+            func = self.doc(security=[{"bearerAuth": []}], **{"x-required-scope": name})(func)
+            func._required_scope = name
+            return func
+
+        return decorator
+
+    def public(self, func):
+        """Mark a view as an unauthenticated discovery endpoint."""
+        func = self.doc(security=[])(func)
+        func._public = True
+        return func
+
+    def billing_exempt(self, func):
+        """Let a view through the plan and billing gates (the usage endpoint)."""
+        func._skip_billing_gates = True
+        return func

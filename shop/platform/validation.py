@@ -1,0 +1,69 @@
+"""webargs parsing with the spec's error codes: arrays in queries caught, marshmallow errors mapped."""
+
+from webargs.flaskparser import FlaskParser
+
+from shop.platform.errors import ApiError
+
+MISSING = "Missing data for required field."
+INT32_MAX = 2_147_483_647
+# marshmallow's wording for an integer beyond the 32-bit range (see fields.Int32)
+INT32_MESSAGE = f"Must be at most {INT32_MAX}."
+
+
+class ShopParser(FlaskParser):
+    """A parser that turns every failure into an ApiError with the spec's code and param."""
+
+    def load_querystring(self, req, schema):
+        """Query values as a dict; a repeated key or `key[...]` becomes a list, which no scalar accepts."""
+        data = {}
+        for key in req.args.keys():
+            values = req.args.getlist(key)
+            base = key.split("[", 1)[0] if key.endswith("]") and "[" in key else key
+            if base != key or len(values) > 1 or base in data:
+                data[base] = list(values)
+            else:
+                data[base] = values[0]
+        return data
+
+    def handle_error(self, error, req, schema, *, error_status_code, error_headers):
+        raise validation_error(error.messages, schema)
+
+    def _handle_invalid_json_error(self, error, req, *args, **kwargs):
+        raise ApiError(400, "invalid_json", "The request body is not valid JSON.")
+
+
+def _first_message(messages) -> str:
+    while isinstance(messages, (list, dict)) and messages:
+        messages = messages[0] if isinstance(messages, list) else next(iter(messages.values()))
+    return str(messages) if messages else "Invalid value."
+
+
+def _field_by_key(schema, key):
+    for name, field in schema.fields.items():
+        if (field.data_key or name) == key:
+            return field
+    return None
+
+
+def validation_error(messages: dict, schema) -> ApiError:
+    """The first failure of a marshmallow error dict as an ApiError."""
+    location, errors = next(iter(messages.items()))
+    if not isinstance(errors, dict) or "_schema" in errors:
+        return ApiError(400, "invalid_json", "The request body must be a JSON object.")
+    param = next((key for key in _declared_order(schema) if key in errors), next(iter(errors)))
+    text = _first_message(errors[param])
+    field = _field_by_key(schema, param)
+    metadata = field.metadata if field is not None else {}
+    if location in ("query", "querystring"):
+        code = metadata.get("error_code", "invalid_query")
+    elif text == MISSING:
+        code = metadata.get("missing_code", "missing_field")
+    elif text == INT32_MESSAGE:
+        code = metadata.get("error_code", "invalid_value")
+    else:
+        code = metadata.get("error_code", "invalid_field")
+    return ApiError(400, code, f"{param}: {text}", param=param)
+
+
+def _declared_order(schema):
+    return [field.data_key or name for name, field in schema.fields.items()]
