@@ -1,0 +1,214 @@
+"""Throughput of the authenticated GET /api/v1/me against the bare GET /api/v1/health under gunicorn."""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "sk_test_bench_0000000001"
+FIXTURE = {"tenants": [{"id": "bench", "name": "Bench", "api_keys": [
+    {"id": "key_bench", "token": TOKEN, "mode": "test", "scopes": ["customers.read"]}]}]}
+# a bucket so deep and so fast to refill that no request is refused: we measure its cost, not its 429s
+HUGE = "1000000000"
+GOAL = 0.5
+WORKERS = 2
+
+
+def parse_args() -> argparse.Namespace:
+    """Command-line options; the defaults are the configuration docs/performance.md reports."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
+    parser.add_argument("--connections", type=int, default=32, help="wrk connections (default 32)")
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
+    parser.add_argument("--rounds", type=int, default=2, help="health-then-me rounds, best kept (default 2)")
+    parser.add_argument("--worker-class", choices=("sync", "gthread"), default="sync",
+                        help="gunicorn worker class, 2 workers either way (default sync)")
+    parser.add_argument("--worker-threads", type=int, default=4,
+                        help="threads per gthread worker (default 4)")
+    args = parser.parse_args()
+    if not (1 <= args.duration <= 120 and 1 <= args.rounds <= 5 and 1 <= args.connections <= 256):
+        parser.error("keep the load bounded: duration 1-120 s, rounds 1-5, connections 1-256")
+    return args
+
+
+def ensure_wrk() -> str:
+    """The wrk binary, installed from Debian's packages when it is missing."""
+    found = shutil.which("wrk")
+    if found:
+        return found
+    print("wrk not found: apt-get install -y wrk", flush=True)
+    install = ["apt-get", "install", "-y", "-q", "wrk"]
+    if subprocess.run(install, timeout=300).returncode != 0:
+        # a fresh machine has no package lists yet
+        subprocess.run(["apt-get", "update", "-q"], timeout=300, check=True)
+        subprocess.run(install, timeout=300, check=True)
+    return shutil.which("wrk") or sys.exit("wrk is still missing after apt-get install")
+
+
+def shop_env(folder: Path) -> dict:
+    """The environment the loader and gunicorn share: a throwaway instance folder and database."""
+    return dict(os.environ, SHOP_INSTANCE_PATH=str(folder), SHOP_DATABASE=str(folder / "bench.sqlite3"),
+                SHOP_SECRET_KEY="bench-secret", SHOP_RATE_LIMIT_CAPACITY=HUGE, SHOP_RATE_LIMIT_REFILL=HUGE)
+
+
+def load_fixture(folder: Path, env: dict) -> None:
+    """Create the tables and the bench tenant with its key through the real CLI."""
+    path = folder / "fixture.json"
+    path.write_text(json.dumps(FIXTURE))
+    command = [sys.executable, "-m", "flask", "--app", "app", "shop", "load", str(path)]
+    subprocess.run(command, cwd=ROOT, env=env, check=True, timeout=120, stdout=subprocess.DEVNULL)
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_gunicorn(args, port: int, env: dict, log_path: Path) -> subprocess.Popen:
+    """gunicorn app:app with 2 workers of the chosen class, bound to loopback only."""
+    command = [sys.executable, "-m", "gunicorn", "--workers", str(WORKERS), "--bind", f"127.0.0.1:{port}",
+               "--worker-class", args.worker_class, "--log-level", "warning"]
+    if args.worker_class == "gthread":
+        command += ["--threads", str(args.worker_threads)]
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(command + ["app:app"], cwd=ROOT, env=env, stdout=log, stderr=log)
+
+
+def get(url: str, token: str | None = None) -> tuple[int, dict]:
+    """One GET: its status and headers (an HTTP error status is returned, not raised)."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, dict(response.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers)
+
+
+def wait_for_health(base: str, server: subprocess.Popen, timeout: float = 30) -> None:
+    """Poll /health until both workers can answer, or give up."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit(f"gunicorn exited with {server.returncode} before it was healthy")
+        try:
+            if get(base + "/health")[0] == 200:
+                return
+        except OSError:
+            pass  # not listening yet
+        time.sleep(0.2)
+    sys.exit(f"no healthy answer from {base}/health within {timeout:.0f} s")
+
+
+def check_me(base: str) -> None:
+    """Before loading it: /me answers 200 for the key and its bucket is nowhere near empty."""
+    status, headers = get(base + "/me", TOKEN)
+    remaining = int(headers.get("RateLimit-Remaining", "0"))
+    if status != 200 or remaining < 1_000_000:
+        sys.exit(f"/me answered {status} with RateLimit-Remaining {remaining}: it would measure refusals")
+
+
+def run_wrk(wrk: str, args, url: str, token: str | None) -> dict:
+    """One bounded wrk run; its requests/s, request count and any error lines."""
+    command = [wrk, "-t", str(args.threads), "-c", str(args.connections), "-d", f"{args.duration}s",
+               "--timeout", "5s"]
+    if token:
+        command += ["-H", f"Authorization: Bearer {token}"]
+    done = subprocess.run(command + [url], capture_output=True, text=True, timeout=args.duration + 60)
+    return parse_wrk(done.stdout, done.returncode)
+
+
+def parse_wrk(output: str, returncode: int) -> dict:
+    """Requests/s and the request count from wrk's report; non-2xx/3xx and socket errors as problems."""
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    total = re.search(r"(\d+) requests in", output)
+    problems = re.findall(r"^\s*(Non-2xx or 3xx responses:.*|Socket errors:.*)$", output, re.MULTILINE)
+    if returncode != 0 or rate is None or total is None:
+        problems.append(f"wrk exited {returncode}: {output.strip()[-300:]}")
+    return {"rps": float(rate.group(1)) if rate else 0.0, "requests": int(total.group(1)) if total else 0,
+            "problems": problems}
+
+
+def measure(wrk: str, args, base: str) -> dict:
+    """Alternate health and /me for the given rounds; keep each route's best run."""
+    best = {"health": None, "me": None}
+    for round_number in range(1, args.rounds + 1):
+        for name, token in (("health", None), ("me", TOKEN)):
+            result = run_wrk(wrk, args, f"{base}/{name}", token)
+            print(f"round {round_number} {name:>6}: {result['rps']:9.1f} req/s "
+                  f"({result['requests']} requests) {'; '.join(result['problems'])}", flush=True)
+            if result["problems"]:
+                sys.exit(f"run of /{name} failed: {'; '.join(result['problems'])}")
+            if best[name] is None or result["rps"] > best[name]["rps"]:
+                best[name] = result
+            best[name + "_total"] = best.get(name + "_total", 0) + result["requests"]
+    return best
+
+
+def usage_rows(folder: Path) -> int:
+    """How many usage-log rows the /me runs wrote (each one should have written one)."""
+    with sqlite3.connect(folder / "bench.sqlite3") as connection:
+        return connection.execute("SELECT COUNT(*) FROM usage_log").fetchone()[0]
+
+
+def report(args, best: dict, logged: int) -> float:
+    """Print both rates, the ratio against the goal, and the configuration they came from."""
+    ratio = best["me"]["rps"] / best["health"]["rps"]
+    threads = f" x {args.worker_threads} threads" if args.worker_class == "gthread" else ""
+    print(f"\nmachine: {os.cpu_count()} cores; gunicorn {WORKERS} {args.worker_class} workers{threads}; "
+          f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, best of {args.rounds}")
+    print(f"GET /api/v1/health : {best['health']['rps']:9.1f} req/s")
+    print(f"GET /api/v1/me     : {best['me']['rps']:9.1f} req/s")
+    print(f"ratio me/health    : {ratio:9.3f}  (goal >= {GOAL}: {'met' if ratio >= GOAL else 'NOT met'})")
+    print(f"usage rows written : {logged} for {best['me_total']} /me requests wrk counted (+1 check)")
+    return ratio
+
+
+def main() -> int:
+    """Set up, serve, measure, report, tear down; exit 1 when the goal is missed."""
+    args = parse_args()
+    wrk = ensure_wrk()
+    with tempfile.TemporaryDirectory(prefix="shop-bench-") as tmp:
+        folder = Path(tmp)
+        env = shop_env(folder)
+        load_fixture(folder, env)
+        port = free_port()
+        server = start_gunicorn(args, port, env, folder / "gunicorn.log")
+        try:
+            base = f"http://127.0.0.1:{port}/api/v1"
+            wait_for_health(base, server)
+            check_me(base)
+            best = measure(wrk, args, base)
+        finally:
+            stop(server, folder / "gunicorn.log")
+        ratio = report(args, best, usage_rows(folder))
+    return 0 if ratio >= GOAL else 1
+
+
+def stop(server: subprocess.Popen, log_path: Path) -> None:
+    """Stop gunicorn (SIGTERM, then SIGKILL) and show what it logged, if anything."""
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=10)
+    logged = log_path.read_text(errors="replace").strip()
+    if logged:
+        print("gunicorn log (last lines):\n" + "\n".join(logged.splitlines()[-10:]), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

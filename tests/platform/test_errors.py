@@ -1,0 +1,129 @@
+"""Every non-2xx response is the spec's error body with the spec's status, code and headers."""
+
+import json
+
+import pytest
+
+from shop.models import Customer
+
+ERROR_KEYS = {"type", "code", "message", "param", "details", "request_id"}
+
+
+def assert_error(response, status, code, param=None):
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    error = response.get_json()["error"]
+    assert set(error) == ERROR_KEYS
+    assert error["code"] == code
+    assert error["param"] == param
+    assert error["request_id"] == response.headers["X-Request-Id"]
+    return error
+
+
+def test_unknown_route_is_a_json_404(client):
+    error = assert_error(client.get("/api/v1/no-such-thing"), 404, "not_found")
+    assert error["type"] == "not_found_error"
+
+
+def test_unknown_route_outside_the_api_is_a_json_404(client):
+    assert_error(client.get("/"), 404, "not_found")
+
+
+def test_wrong_method_is_405_with_allow_header(client, acme):
+    response = client.put("/api/v1/me", headers=acme)
+    error = assert_error(response, 405, "method_not_allowed")
+    assert error["type"] == "method_not_allowed_error"
+    assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD"}
+
+
+def test_write_with_a_non_json_body_is_415_before_authentication(client):
+    response = client.post("/api/v1/_probe", data="display_name=x", content_type="text/plain")
+    error = assert_error(response, 415, "unsupported_media_type")
+    assert error["type"] == "unsupported_media_type_error"
+    assert "RateLimit-Limit" not in response.headers
+
+
+def test_write_with_a_form_body_is_415(client, acme):
+    response = client.post("/api/v1/_probe", data={"display_name": "x"}, headers=acme)
+    assert_error(response, 415, "unsupported_media_type")
+    assert Customer.select().count() == 0
+
+
+def test_write_without_a_body_needs_no_content_type(client, acme):
+    response = client.delete("/api/v1/_probe", headers=acme)
+    assert response.status_code == 200
+
+
+def test_json_content_type_with_charset_is_accepted(client, acme):
+    response = client.post("/api/v1/_probe", data=json.dumps({"display_name": "Ann"}),
+                           content_type="application/json; charset=utf-8", headers=acme)
+    assert response.status_code == 201
+
+
+def test_oversized_body_is_413(client, app, acme):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    body = json.dumps({"display_name": "x" * limit})
+    response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
+    error = assert_error(response, 413, "payload_too_large")
+    assert error["type"] == "invalid_request_error"
+    assert Customer.select().count() == 0
+
+
+def test_unparseable_json_is_400_invalid_json(client, acme):
+    response = client.post("/api/v1/_probe", data='{"display_name": ', content_type="application/json",
+                           headers=acme)
+    assert_error(response, 400, "invalid_json")
+    assert Customer.select().count() == 0
+
+
+@pytest.mark.parametrize("body", ["[1, 2]", '"text"', "42", "null"], ids=lambda b: f"body {b}")
+def test_a_body_that_is_not_an_object_is_400(client, acme, body):
+    response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
+    assert_error(response, 400, "invalid_json")
+
+
+def test_missing_required_field_is_missing_field(client, acme):
+    response = client.post("/api/v1/_probe", json={"email": "a@b.test"}, headers=acme)
+    assert_error(response, 400, "missing_field", param="display_name")
+
+
+def test_wrong_type_is_invalid_field(client, acme):
+    response = client.post("/api/v1/_probe", json={"display_name": ["Ann"]}, headers=acme)
+    assert_error(response, 400, "invalid_field", param="display_name")
+
+
+def test_unknown_field_is_invalid_field(client, acme):
+    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "nick": "A"}, headers=acme)
+    assert_error(response, 400, "invalid_field", param="nick")
+
+
+def test_32_bit_overflow_is_invalid_value(client, acme):
+    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_648},
+                           headers=acme)
+    assert_error(response, 400, "invalid_value", param="count")
+
+
+def test_largest_32_bit_value_is_accepted(client, acme):
+    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_647},
+                           headers=acme)
+    assert response.status_code == 201
+
+
+def test_query_parameter_errors_are_invalid_query(client, acme):
+    assert_error(client.get("/api/v1/customers?limit=abc", headers=acme), 400, "invalid_query", "limit")
+
+
+def test_unexpected_failure_is_500_without_traceback_or_secrets(client, acme, caplog):
+    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "fail": "crash"}, headers=acme)
+    error = assert_error(response, 500, "internal_error")
+    assert error["type"] == "api_error"
+    text = response.get_data(as_text=True)
+    assert "Traceback" not in text and "sk_live" not in text and "RuntimeError" not in text
+    assert Customer.select().count() == 0
+    assert any("unhandled error" in record.message for record in caplog.records)
+
+
+def test_every_response_carries_a_distinct_request_id(client):
+    first = client.get("/api/v1/health").headers["X-Request-Id"]
+    second = client.get("/api/v1/health").headers["X-Request-Id"]
+    assert first.startswith("req_") and second.startswith("req_") and first != second
