@@ -53,7 +53,8 @@ class PaginationArgsSchema(Schema):
         unknown = ma.EXCLUDE
 
     limit = ma.fields.Integer(load_default=25, validate=ma.validate.Range(min=1, max=100))
-    cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000))
+    cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000),
+                              metadata={"error_code": "invalid_cursor"})
 
 
 def list_schema(item_schema, name: str):

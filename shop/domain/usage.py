@@ -84,7 +84,7 @@ class _Budget:
     def __enter__(self):
         connection = db.connection()
         if hasattr(connection, "set_progress_handler"):
-            connection.set_progress_handler(self, 1000)
+            connection.set_progress_handler(self, 200)
         return self
 
     def __exit__(self, *exc):

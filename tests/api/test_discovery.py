@@ -1,0 +1,67 @@
+"""The unauthenticated discovery endpoints: index, health, OpenAPI in JSON and YAML."""
+
+import yaml
+from openapi_spec_validator import validate
+
+from shop.domain import health
+from tests.platform.test_errors import assert_error
+
+SPEC_PATHS = {"/api/v1/me", "/api/v1/customers", "/api/v1/usage", "/api/v1/health", "/api/v1"}
+
+
+def test_index_lists_where_things_are(client):
+    response = client.get("/api/v1")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["object"] == "api" and body["version"] == "v1"
+    for link in body["links"].values():
+        assert link.startswith("/api/v1")
+
+
+def test_health_checks_database_and_queue(client):
+    body = client.get("/api/v1/health").get_json()
+    assert body == {"object": "health", "status": "ok", "checks": {"database": "ok", "queue": "ok"}}
+
+
+def test_health_reports_a_broken_queue_as_503(client, monkeypatch):
+    from tasks import huey
+
+    monkeypatch.setattr(huey.storage, "filename", "/nonexistent-dir/queue.sqlite3")
+    monkeypatch.setattr(huey.storage, "_conn", None)
+    response = client.get("/api/v1/health")
+    error = assert_error(response, 503, "service_unavailable")
+    assert error["details"] == {"database": "ok", "queue": "unavailable"}
+    assert health.check()["queue"] == "unavailable"
+
+
+def test_openapi_json_is_valid_openapi_3_with_every_endpoint(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    validate(spec)
+    assert spec["openapi"].startswith("3.")
+    assert SPEC_PATHS <= set(spec["paths"])
+
+
+def test_openapi_yaml_is_the_same_document(client):
+    response = client.get("/api/v1/openapi.yaml")
+    assert response.status_code == 200 and response.mimetype == "application/yaml"
+    assert yaml.safe_load(response.get_data(as_text=True)) == client.get("/api/v1/openapi.json").get_json()
+
+
+def test_openapi_lists_scopes_and_error_responses(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    customers = spec["paths"]["/api/v1/customers"]["get"]
+    assert customers["x-required-scope"] == "customers.read"
+    assert customers["security"] == [{"bearerAuth": []}]
+    for status in ("400", "401", "402", "403", "429", "500", "503"):
+        example = customers["responses"][status]["content"]["application/json"]["example"]
+        assert set(example["error"]) == {"type", "code", "message", "param", "details", "request_id"}
+    health_op = spec["paths"]["/api/v1/health"]["get"]
+    assert health_op["security"] == [] and "401" not in health_op["responses"]
+    assert spec["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+
+
+def test_discovery_needs_no_key_and_sets_request_id(client):
+    for path in ("/api/v1", "/api/v1/health", "/api/v1/openapi.json", "/api/v1/openapi.yaml"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert response.headers["X-Request-Id"].startswith("req_")

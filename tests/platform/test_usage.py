@@ -1,0 +1,156 @@
+"""GET /api/v1/usage: what is logged, the rollup, lenient parameters, timeouts, unreadable log."""
+
+import pytest
+
+from shop import clock
+from shop.db import db
+from shop.models import UsageLog
+from tests.conftest import auth_headers, tenant_fixture
+from tests.platform.test_errors import assert_error
+
+
+def usage(client, headers, query=""):
+    response = client.get(f"/api/v1/usage{query}", headers=headers)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def test_no_logged_requests_gives_zero_counts(client, acme):
+    body = usage(client, acme)
+    assert body["object"] == "api_usage" and body["tenant_id"] == "acme"
+    assert body["total_requests"] == 0 and body["error_count"] == 0 and body["error_rate"] == 0
+    assert body["by_status_class"] == {"2xx": 0, "4xx": 0, "5xx": 0, "other": 0}
+    assert body["duration_ms"] == {"total": 0, "avg": 0, "max": 0}
+    assert body["distinct_keys"] == 0
+    assert body["window"]["since"].endswith("Z") and body["window"]["until"].endswith("Z")
+    assert "by_key" not in body
+
+
+def test_what_is_logged_and_what_is_not(client, acme):
+    client.get("/api/v1/me", headers=acme)  # successful read: logged
+    client.get("/api/v1/customers?limit=0", headers=acme)  # 400 after auth: logged
+    client.post("/api/v1/_probe", json={"display_name": "A"}, headers=acme)  # write: logged
+    client.post("/api/v1/_probe", json={}, headers=acme)  # failed write: logged
+    client.get("/api/v1/me")  # 401: not logged
+    client.post("/api/v1/_probe", data="x", content_type="text/plain", headers=acme)  # 415: not logged
+    client.get("/api/v1/health")  # discovery: not logged
+    client.get("/api/v1/openapi.json", headers=acme)  # discovery: not logged
+    body = usage(client, acme)
+    assert body["total_requests"] == 4
+    assert body["by_status_class"] == {"2xx": 2, "4xx": 2, "5xx": 0, "other": 0}
+    assert body["error_count"] == 2 and body["error_rate"] == 0.5
+    assert body["distinct_keys"] == 1
+    # the usage request itself is logged once it has answered
+    assert sorted(r.method for r in UsageLog.select()) == ["GET", "GET", "GET", "POST", "POST"]
+
+
+def test_5xx_and_other_classes_are_counted(client, acme):
+    client.post("/api/v1/_probe", json={"display_name": "A", "fail": "crash"}, headers=acme)
+    UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=304,
+                    duration_ms=3, created_ms=clock.epoch_ms())
+    body = usage(client, acme)
+    assert body["by_status_class"] == {"2xx": 0, "4xx": 0, "5xx": 1, "other": 1}
+    assert body["error_count"] == 1 and body["error_rate"] == 0.5
+
+
+def test_durations_and_rounding(client, acme):
+    now = clock.epoch_ms()
+    for status, ms in [(200, 10), (200, 11), (404, 30)]:
+        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x",
+                        status=status, duration_ms=ms, created_ms=now - 1000)
+    body = usage(client, acme, "?by_key=true")
+    assert body["duration_ms"] == {"total": 51, "avg": 17, "max": 30}
+    assert body["error_rate"] == round(1 / 3, 4)
+    assert body["by_key"] == [{"api_key_id": "key_acme", "total_requests": 3, "error_count": 1,
+                               "error_rate": 0.3333, "avg_duration_ms": 17}]
+
+
+def test_only_the_calling_key_is_reported(client, load):
+    tenant = tenant_fixture("acme")
+    tenant["api_keys"].append({"id": "key_acme_2", "token": "sk_test_acme_second_01", "scopes": []})
+    load(tenant)
+    first, second = auth_headers("sk_test_acme_token_0001"), auth_headers("sk_test_acme_second_01")
+    for _ in range(3):
+        client.get("/api/v1/me", headers=second)
+    body = usage(client, first, "?by_key=1")
+    assert body["total_requests"] == 0 and body["by_key"] == []
+    body = usage(client, second, "?by_key=1")
+    assert body["total_requests"] == 3
+    assert [entry["api_key_id"] for entry in body["by_key"]] == ["key_acme_2"]
+
+
+def test_window_bounds_since_inclusive_until_exclusive(client, acme):
+    for ms in (1_000, 2_000, 3_000):
+        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
+                        duration_ms=1, created_ms=ms)
+    body = usage(client, acme, "?since=1000&until=3000")
+    assert body["total_requests"] == 2
+    assert body["window"] == {"since": "1970-01-01T00:00:01.000Z", "until": "1970-01-01T00:00:03.000Z"}
+
+
+def test_window_days_ends_at_until(client, acme):
+    day = 86_400_000
+    until = 100 * day
+    for ms in (until - 3 * day, until - day // 2):
+        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
+                        duration_ms=1, created_ms=ms)
+    assert usage(client, acme, f"?until={until}&window_days=1")["total_requests"] == 1
+    assert usage(client, acme, f"?until={until}&window_days=7")["total_requests"] == 2
+    # since overrides window_days
+    assert usage(client, acme, f"?until={until}&window_days=1&since=0")["total_requests"] == 2
+
+
+@pytest.mark.parametrize("query", [
+    "?window_days=abc", "?window_days=-3", "?window_days=0", "?window_days=1.5", "?since=yesterday",
+    "?until=soon", "?by_key=maybe", "?limit=lots", "?limit=-1", "?window_days[]=3", "?since=1&since=2",
+    "?until=99999999999999999999999", "?by_key[x]=1",
+], ids=lambda q: f"malformed {q}")
+def test_malformed_parameters_fall_back_to_defaults(client, acme, query):
+    body = usage(client, acme, query)
+    assert body["object"] == "api_usage"
+    assert body["window"]["since"] is not None
+
+
+def test_default_window_is_30_days(client, acme):
+    body = usage(client, acme)
+    from datetime import datetime
+
+    since = datetime.fromisoformat(body["window"]["since"].rstrip("Z"))
+    until = datetime.fromisoformat(body["window"]["until"].rstrip("Z"))
+    assert (until - since).days == 30
+
+
+def test_rollup_over_its_time_budget_is_504(client, app, acme, monkeypatch):
+    now = clock.epoch_ms()
+    UsageLog.insert_many([{"tenant_id": "acme", "api_key_id": "key_acme", "method": "GET", "path": "/x",
+                           "status": 200, "duration_ms": 1, "created_ms": now - i} for i in range(1, 2001)]
+                         ).execute()
+    assert usage(client, acme)["total_requests"] == 2000
+    monkeypatch.setitem(app.config, "USAGE_TIME_BUDGET_MS", 0)
+    response = client.get("/api/v1/usage", headers=acme)
+    error = assert_error(response, 504, "api_usage_timeout")
+    assert error["type"] == "request_timeout_error"
+
+
+def test_unreadable_log_gives_zero_counts_and_null_bounds(client, acme):
+    client.get("/api/v1/me", headers=acme)
+    db.execute_sql("ALTER TABLE usage_log RENAME TO usage_log_away")
+    try:
+        response = client.get("/api/v1/usage", headers=acme)
+    finally:
+        db.execute_sql("ALTER TABLE usage_log_away RENAME TO usage_log")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["window"] == {"since": None, "until": None}
+    assert body["total_requests"] == 0
+
+
+def test_prune_drops_rows_past_retention(acme):
+    from shop.domain.usage import prune
+
+    now = clock.epoch_ms()
+    for age_days in (1, 89, 91):
+        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
+                        duration_ms=1, created_ms=now - age_days * 86_400_000)
+    assert prune(90) == 1
+    assert UsageLog.select().count() == 2
