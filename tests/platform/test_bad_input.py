@@ -1,0 +1,87 @@
+"""Bad input against the platform's endpoints: always the spec's error body, never a 500, no rows."""
+
+import json
+
+import pytest
+
+from shop.models import Customer, IdempotencyRecord
+
+LONG = "x" * 10_000
+JSON = "application/json"
+
+# (id, method, path, raw body or None, content type, status, code, param)
+CASES = [
+    ("probe: display_name as number", "POST", "/api/v1/_probe", {"display_name": 5}, JSON, 400,
+     "invalid_field", "display_name"),
+    ("probe: display_name as array", "POST", "/api/v1/_probe", {"display_name": ["a"]}, JSON, 400,
+     "invalid_field", "display_name"),
+    ("probe: display_name as object", "POST", "/api/v1/_probe", {"display_name": {"a": 1}}, JSON, 400,
+     "invalid_field", "display_name"),
+    ("probe: display_name null", "POST", "/api/v1/_probe", {"display_name": None}, JSON, 400,
+     "invalid_field", "display_name"),
+    ("probe: display_name too long", "POST", "/api/v1/_probe", {"display_name": LONG}, JSON, 400,
+     "invalid_field", "display_name"),
+    ("probe: missing display_name", "POST", "/api/v1/_probe", {}, JSON, 400, "missing_field",
+     "display_name"),
+    ("probe: count 2,147,483,648", "POST", "/api/v1/_probe", {"display_name": "a", "count": 2_147_483_648},
+     JSON, 400, "invalid_value", "count"),
+    ("probe: count 10**40", "POST", "/api/v1/_probe", {"display_name": "a", "count": 10**40}, JSON, 400,
+     "invalid_value", "count"),
+    ("probe: count as string", "POST", "/api/v1/_probe", {"display_name": "a", "count": "5"}, JSON, 400,
+     "invalid_field", "count"),
+    ("probe: count as float", "POST", "/api/v1/_probe", {"display_name": "a", "count": 1.5}, JSON, 400,
+     "invalid_field", "count"),
+    ("probe: count as boolean", "POST", "/api/v1/_probe", {"display_name": "a", "count": True}, JSON, 400,
+     "invalid_field", "count"),
+    ("probe: count zero", "POST", "/api/v1/_probe", {"display_name": "a", "count": 0}, JSON, 400,
+     "invalid_field", "count"),
+    ("probe: email not an email", "POST", "/api/v1/_probe", {"display_name": "a", "email": "nope"}, JSON,
+     400, "invalid_field", "email"),
+    ("probe: unknown field", "POST", "/api/v1/_probe", {"display_name": "a", "zzz": 1}, JSON, 400,
+     "invalid_field", "zzz"),
+    ("probe: truncated JSON", "POST", "/api/v1/_probe", '{"display_name": "a"', JSON, 400,
+     "invalid_json", None),
+    ("probe: invalid UTF-8", "POST", "/api/v1/_probe", b'{"display_name": "\xff\xfe"}', JSON, 400,
+     "invalid_json", None),
+    ("probe: NaN literal", "POST", "/api/v1/_probe", '{"display_name": "a", "count": NaN}', JSON, 400,
+     "invalid_field", "count"),
+    ("probe: array body", "POST", "/api/v1/_probe", "[]", JSON, 400, "invalid_json", None),
+    ("probe: text/plain", "POST", "/api/v1/_probe", '{"display_name": "a"}', "text/plain", 415,
+     "unsupported_media_type", None),
+    ("probe: form encoded", "POST", "/api/v1/_probe", "display_name=a",
+     "application/x-www-form-urlencoded", 415, "unsupported_media_type", None),
+    ("probe: json-ish vendor type", "POST", "/api/v1/_probe", '{"display_name": "a"}',
+     "application/vnd.api+json", 415, "unsupported_media_type", None),
+    ("customers: limit as array", "GET", "/api/v1/customers?limit[]=1", None, None, 400, "invalid_query",
+     "limit"),
+    ("customers: limit huge", "GET", "/api/v1/customers?limit=2147483648", None, None, 400,
+     "invalid_query", "limit"),
+    ("customers: cursor as object", "GET", "/api/v1/customers?cursor[a]=b", None, None, 400,
+     "invalid_cursor", "cursor"),
+    ("customers: over-long cursor", "GET", f"/api/v1/customers?cursor={LONG}", None, None, 400,
+     "invalid_cursor", "cursor"),
+    ("customers: POST not allowed", "POST", "/api/v1/customers", {}, JSON, 405, "method_not_allowed", None),
+    ("me: DELETE not allowed", "DELETE", "/api/v1/me", None, None, 405, "method_not_allowed", None),
+    ("unknown id-like route", "GET", "/api/v1/customers/2147483648", None, None, 404, "not_found", None),
+]
+
+
+@pytest.mark.parametrize("method, path, body, content_type, status, code, param",
+                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_bad_input_gets_the_spec_error_and_changes_nothing(client, acme, method, path, body,
+                                                           content_type, status, code, param):
+    if isinstance(body, (dict, list)):
+        data = json.dumps(body)
+    else:
+        data = body
+    headers = {**acme, "Idempotency-Key": f"bad-input-{abs(hash((method, path, str(body))))}"}
+    response = client.open(path, method=method, data=data, content_type=content_type, headers=headers)
+    assert response.status_code == status, response.get_data(as_text=True)
+    error = response.get_json()["error"]
+    assert (error["code"], error["param"]) == (code, param)
+    assert error["request_id"] == response.headers["X-Request-Id"]
+    assert Customer.select().count() == 0
+    # rejected requests leave no claim behind that would block a corrected retry... except a
+    # validated, completed 4xx, which is the saved outcome of that exact request
+    for record in IdempotencyRecord.select():
+        assert record.state == "completed" and record.status_code == status
