@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from importlib import resources
@@ -9,6 +10,7 @@ from importlib import resources
 import click
 from flask import current_app
 from flask.cli import AppGroup
+from werkzeug.serving import run_simple
 
 from shop import models
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -95,8 +97,10 @@ def demo(host: str, port: int) -> None:
     _print_demo_help(host, port)
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"])
     consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
+    # a plain kill of the demo must take its consumer along, as Ctrl-C does
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        current_app.run(host=host, port=port, threaded=True, use_reloader=False)
+        run_simple(host, port, current_app._get_current_object(), threaded=True)
     finally:
         consumer.terminate()
         consumer.wait(timeout=10)

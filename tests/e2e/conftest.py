@@ -1,0 +1,54 @@
+"""Real processes: the Huey consumer and the demo server, on the test run's database file."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def consumer():
+    """A real Huey consumer process (`python -m tasks`) on the same database file."""
+    proc = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env=dict(os.environ),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    yield proc
+    stop(proc)
+
+
+def wait_until(predicate, timeout: float = 20, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not met in time")
+
+
+def http_ok(url: str, **kwargs) -> bool:
+    try:
+        return requests.get(url, timeout=2, **kwargs).status_code == 200
+    except requests.RequestException:
+        return False

@@ -1,0 +1,48 @@
+"""The real consumer runs the platform's periodic jobs; the demo command serves the API."""
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+
+import requests
+
+from shop import clock
+from shop.models import IdempotencyRecord
+from tests.e2e.conftest import ROOT, free_port, http_ok, stop, wait_until
+
+
+def test_the_consumer_prunes_expired_idempotency_records(acme, consumer):
+    from tasks.maintenance import prune_idempotency_records
+
+    old = clock.now() - timedelta(hours=25)
+    IdempotencyRecord.create(api_key_id="key_acme", key="old", fingerprint="f", state="completed",
+                             locked_until=old, created_at=old)
+    IdempotencyRecord.create(api_key_id="key_acme", key="new", fingerprint="f", state="completed",
+                             locked_until=clock.now(), created_at=clock.now())
+    prune_idempotency_records()  # enqueues the job; the consumer process runs it
+    wait_until(lambda: IdempotencyRecord.select().count() == 1)
+    assert [r.key for r in IdempotencyRecord.select()] == ["new"]
+
+
+def test_demo_serves_the_api_with_the_printed_key(tmp_path):
+    port = free_port()
+    env = dict(os.environ, SHOP_INSTANCE_PATH=str(tmp_path), SHOP_DATABASE=str(tmp_path / "demo.sqlite3"))
+    proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "shop", "demo", "--port",
+                             str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        wait_until(lambda: http_ok(f"{base}/health"), timeout=30)
+        headers = {"Authorization": "Bearer sk_test_acme_demo_0001"}
+        me = requests.get(f"{base}/me", headers=headers, timeout=5)
+        assert me.status_code == 200 and me.json()["tenant_id"] == "acme"
+        customers = requests.get(f"{base}/customers", headers=headers, timeout=5).json()
+        assert {c["display_name"] for c in customers["data"]} >= {"Ann Lee", "Bo Chen"}
+        starter = requests.get(f"{base}/me", headers={"Authorization": "Bearer sk_test_globex_demo_0001"},
+                               timeout=5)
+        assert starter.status_code == 402
+    finally:
+        stop(proc)
+    output = proc.stdout.read()
+    assert "sk_test_acme_demo_0001" in output and "curl" in output

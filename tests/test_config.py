@@ -1,0 +1,32 @@
+"""Configuration order: defaults, then instance/config.py, then SHOP_* variables, then test dict."""
+
+from shop.config import load_config
+
+
+def test_order_of_configuration_sources(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.delenv("SHOP_DATABASE", raising=False)
+    monkeypatch.delenv("SHOP_SECRET_KEY", raising=False)
+    (tmp_path / "config.py").write_text("RATE_LIMIT_CAPACITY = 7\nRATE_LIMIT_REFILL = 3\n")
+    monkeypatch.setenv("SHOP_RATE_LIMIT_REFILL", "5")
+    config = load_config()
+    assert config["RATE_LIMIT_CAPACITY"] == 7  # instance/config.py over the default
+    assert config["RATE_LIMIT_REFILL"] == 5  # environment over instance/config.py
+    assert config["AUTH_FAILURES_PER_MINUTE"] == 20  # default
+    assert config["DATABASE"] == str(tmp_path / "shop.sqlite3")
+    assert load_config({"RATE_LIMIT_CAPACITY": 1})["RATE_LIMIT_CAPACITY"] == 1
+
+
+def test_secret_key_is_generated_once_and_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.delenv("SHOP_SECRET_KEY", raising=False)
+    first = load_config()["SECRET_KEY"]
+    assert len(first) >= 48
+    assert load_config()["SECRET_KEY"] == first
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def test_database_path_from_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("SHOP_DATABASE", str(tmp_path / "elsewhere.db"))
+    assert load_config()["DATABASE"] == str(tmp_path / "elsewhere.db")
