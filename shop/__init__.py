@@ -1,6 +1,7 @@
 """The Repair-Shop Service: create_app() builds the Flask app on one SQLite file."""
 
 from flask import Flask
+from flask.sessions import SessionInterface
 
 from shop.config import load_config
 from shop.db import init_database
@@ -23,6 +24,16 @@ class ShopFlask(Flask):
         return self.make_response(value)
 
 
+class NoSessions(SessionInterface):
+    """An API authenticated by keys has no cookie session; skip the work of opening one."""
+
+    def open_session(self, app, request):
+        return None
+
+    def save_session(self, app, session, response):
+        return None
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
@@ -31,6 +42,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.update(API_TITLE="Repair-Shop Service API", API_VERSION="v1",
                       OPENAPI_VERSION="3.0.3")
     app.json.sort_keys = False
+    app.session_interface = NoSessions()
     init_database(app.config["DATABASE"], float(app.config["DB_BUSY_TIMEOUT_SECONDS"]))
 
     from shop import cli, models

@@ -2,7 +2,7 @@
 
 import os
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 # seconds added to the real clock; SHOP_CLOCK_OFFSET lets a consumer process share a test's shift
 _offset = float(os.environ.get("SHOP_CLOCK_OFFSET", "0") or 0)
@@ -10,7 +10,7 @@ _offset = float(os.environ.get("SHOP_CLOCK_OFFSET", "0") or 0)
 
 def now() -> datetime:
     """The current UTC time as a naive datetime (how it is stored)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(seconds=_offset)
+    return datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=_offset)
 
 
 def timestamp() -> float:
@@ -40,5 +40,5 @@ def isoformat(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value.isoformat(timespec="milliseconds") + "Z"

@@ -33,3 +33,21 @@ def write_transaction():
     lets busy_timeout do its job. Nested calls become savepoints.
     """
     return db.atomic(lock_type="IMMEDIATE")
+
+
+def named_sql(text: str) -> str:
+    """A hot-path statement with :name parameters, in the driver's parameter style.
+
+    The request pipeline runs a few statements on every request; as constant text they are
+    prepared once by the driver instead of being rebuilt by the query builder each time.
+    """
+    if db.param == "?":  # sqlite3 takes :name with a dict
+        return text
+    import re
+
+    return re.sub(r":([a-z_]+)", r"%(\1)s", text)  # psycopg's pyformat
+
+
+def run_sql(text: str, params: dict) -> list:
+    """Run a constant hot-path statement and return all its rows."""
+    return db.execute_sql(text, params).fetchall()

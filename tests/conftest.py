@@ -16,8 +16,8 @@ from shop import clock, create_app  # noqa: E402
 from shop.db import db  # noqa: E402
 from shop.domain.fixtures import load_fixture  # noqa: E402
 from shop.models import ALL_MODELS  # noqa: E402
-from tests.probe import register_probe  # noqa: E402
 from tasks import huey  # noqa: E402,F401  (creates the queue tables in the run's file)
+from tests.probe import register_probe  # noqa: E402
 
 ALL_SCOPES = [
     "messages.read", "messages.write", "appointments.read", "appointments.write",

@@ -1,6 +1,6 @@
 """Loading a fixture file: validated whole, written in one transaction, all or nothing."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import marshmallow as ma
 from peewee import IntegrityError
@@ -35,7 +35,7 @@ def _first_error(messages, path: str = "") -> tuple[str, str]:
 def _utc(value: datetime | None) -> datetime | None:
     if value is None or value.tzinfo is None:
         return value
-    return value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value.astimezone(UTC).replace(tzinfo=None)
 
 
 def load_fixture(document) -> dict:

@@ -3,7 +3,7 @@
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from peewee import Case, DatabaseError, OperationalError, fn
 
@@ -52,7 +52,7 @@ def resolve_query(args) -> UsageQuery:
 
 
 def _iso_ms(ms: int) -> str:
-    return clock.isoformat(datetime.fromtimestamp(ms / 1000, timezone.utc))
+    return clock.isoformat(datetime.fromtimestamp(ms / 1000, UTC))
 
 
 def _status_class(low: int, high: int):

@@ -4,12 +4,13 @@ import hashlib
 import hmac
 
 from flask import current_app, g, request
-from peewee import Case
 
 from shop import clock
-from shop.models import ApiKey, AuthFailure, Tenant
+from shop.db import named_sql, run_sql
+from shop.models import ApiKey, Tenant
 from shop.models.tenancy import PLANS_WITH_API
-from shop.platform import ratelimit
+from shop.platform import auth_failures, ratelimit
+from shop.platform.auth_failures import blocked_addresses
 from shop.platform.errors import ApiError
 
 BILLING_OK = ("active", "trialing")
@@ -27,8 +28,8 @@ def view_function():
     view_class = getattr(func, "view_class", None)
     if view_class is None:
         return func
-    method = request.method.lower()
-    return getattr(view_class, method, None) or getattr(view_class, "get" if method == "head" else method, None)
+    method = "get" if request.method == "HEAD" else request.method.lower()
+    return getattr(view_class, method, None)
 
 
 def authenticate() -> None:
@@ -60,14 +61,24 @@ def _bearer_token() -> str | None:
     return token.strip()
 
 
+FIND_KEY_SQL = named_sql(
+    f"SELECT {ApiKey.columns('k')}, {Tenant.columns('t')} FROM api_key AS k "
+    "JOIN tenant AS t ON t.id = k.tenant_id WHERE k.token_hash = :digest"
+)
+
+
 def find_key(token: str | None) -> ApiKey | None:
     """The live (unrevoked, unexpired) key with this token, compared in constant time."""
     if not token:
         return None
     digest = hash_token(token)
-    key = (ApiKey.select(ApiKey, Tenant).join(Tenant)
-           .where(ApiKey.token_hash == digest).first())
-    if key is None or not hmac.compare_digest(key.token_hash, digest) or key.revoked:
+    rows = run_sql(FIND_KEY_SQL, {"digest": digest})
+    if not rows:
+        return None
+    split = len(ApiKey._meta.sorted_fields)
+    key = ApiKey.from_row(rows[0][:split])
+    key.tenant = Tenant.from_row(rows[0][split:])
+    if not hmac.compare_digest(key.token_hash, digest) or key.revoked:
         return None
     if key.expires_at is not None and key.expires_at <= clock.now():
         return None
@@ -101,27 +112,15 @@ def check_scope(key: ApiKey, required: str | None) -> None:
                        details={"required_scope": required})
 
 
-def _minute() -> int:
-    return int(clock.timestamp() // 60)
-
-
 def _refuse_blocked_address() -> None:
     limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
-    minute = _minute()
-    row = AuthFailure.get_or_none((AuthFailure.ip == _client_ip()) & (AuthFailure.minute == minute))
-    if row is not None and row.count >= limit:
-        wait = max(1, int((minute + 1) * 60 - clock.timestamp()) + 1)
+    if blocked_addresses.is_blocked(_client_ip(), limit):
         raise ApiError(429, "rate_limited", "Too many failed authentications from this address.",
-                       headers={"Retry-After": str(wait)})
+                       headers={"Retry-After": str(auth_failures.retry_after())})
 
 
 def _record_failure() -> None:
-    minute = _minute()
-    same_minute = Case(None, [(AuthFailure.minute == minute, AuthFailure.count + 1)], 1)
-    (AuthFailure.insert(ip=_client_ip(), minute=minute, count=1)
-     .on_conflict(conflict_target=[AuthFailure.ip],
-                  update={AuthFailure.count: same_minute, AuthFailure.minute: minute})
-     .execute())
+    blocked_addresses.record(_client_ip(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
 
 
 def _client_ip() -> str:

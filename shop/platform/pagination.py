@@ -9,7 +9,7 @@ from datetime import date, datetime
 from functools import reduce
 
 from flask import current_app, request
-from peewee import DateField, DateTimeField, IntegerField, AutoField, BigIntegerField
+from peewee import AutoField, BigIntegerField, DateField, DateTimeField, IntegerField
 
 from shop.platform.errors import ApiError
 
@@ -68,7 +68,7 @@ def decode_cursor(cursor: str, fields) -> list:
         scope, values = json.loads(payload)
         if scope != _scope() or len(values) != len(fields):
             raise ValueError("wrong scope")
-        return [_typed(field, value) for field, value in zip(fields, values)]
+        return [_typed(field, value) for field, value in zip(fields, values, strict=True)]
     except (ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
         raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
                        param="cursor") from None

@@ -8,7 +8,7 @@ import time
 from flask import current_app, g, request
 
 from shop import clock
-from shop.models import UsageLog
+from shop.db import named_sql, run_sql
 from shop.platform import auth
 from shop.platform.errors import ApiError
 
@@ -59,13 +59,19 @@ def _should_log(status: int) -> bool:
     return rate >= 1 or random.random() < rate
 
 
+USAGE_SQL = named_sql(
+    "INSERT INTO usage_log (tenant_id, api_key_id, method, path, status, duration_ms, created_ms) "
+    "VALUES (:tenant, :key, :method, :path, :status, :duration, :created)"
+)
+
+
 def _log_usage(status: int) -> None:
     rule = request.url_rule.rule if request.url_rule else request.path
     try:
-        UsageLog.insert(tenant_id=g.tenant.id, api_key_id=g.api_key.id, method=request.method,
-                        path=rule[:255], status=status,
-                        duration_ms=int((time.perf_counter() - g.started) * 1000),
-                        created_ms=clock.epoch_ms()).execute()
+        run_sql(USAGE_SQL, {"tenant": g.tenant.id, "key": g.api_key.id, "method": request.method,
+                            "path": rule[:255], "status": status,
+                            "duration": int((time.perf_counter() - g.started) * 1000),
+                            "created": clock.epoch_ms()})
     except Exception:  # a lost usage row must never fail the request it describes
         log.warning("usage log write failed for %s", g.get("request_id"), exc_info=True)
 

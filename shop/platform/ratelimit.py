@@ -3,10 +3,22 @@
 import math
 from dataclasses import dataclass
 
-from peewee import Case
-
 from shop import clock
-from shop.models import RateBucket
+from shop.db import named_sql, run_sql
+
+# refill, cap at capacity, take one if there is one, and say whether it was taken: one statement,
+# so two processes can never both take the last token
+_REFILLED = "(tokens + (:now - updated_at) * :refill)"
+_CAPPED = f"(CASE WHEN {_REFILLED} > :capacity THEN :capacity ELSE {_REFILLED} END)"
+TAKE_SQL = named_sql(
+    f"UPDATE rate_bucket SET tokens = CASE WHEN {_CAPPED} >= 1 THEN {_CAPPED} - 1 ELSE {_CAPPED} END, "
+    f"granted = CASE WHEN {_CAPPED} >= 1 THEN 1 ELSE 0 END, updated_at = :now "
+    "WHERE api_key_id = :key RETURNING tokens, granted"
+)
+CREATE_SQL = named_sql(
+    "INSERT INTO rate_bucket (api_key_id, tokens, updated_at, granted) "
+    "VALUES (:key, :capacity, :now, 1) ON CONFLICT (api_key_id) DO NOTHING"
+)
 
 
 @dataclass(frozen=True)
@@ -38,29 +50,13 @@ class Take:
 
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
-    now = clock.timestamp()
-    refilled_raw = RateBucket.tokens + (now - RateBucket.updated_at) * refill
-    refilled = Case(None, [(refilled_raw > capacity, capacity)], refilled_raw)
-    query = (
-        RateBucket.update(
-            tokens=Case(None, [(refilled >= 1, refilled - 1)], refilled),
-            granted=Case(None, [(refilled >= 1, True)], False),
-            updated_at=now,
-        )
-        .where(RateBucket.api_key_id == api_key_id)
-        .returning(RateBucket.tokens, RateBucket.granted)
-    )
-    for _ in range(2):
-        rows = list(query.tuples().execute())
-        if rows:
-            tokens, granted = rows[0]
-            return Take(bool(granted), float(tokens), capacity, refill)
-        # first request of this key: a full bucket minus this request
-        inserted = (
-            RateBucket.insert(api_key_id=api_key_id, tokens=capacity - 1, updated_at=now, granted=True)
-            .on_conflict_ignore()
-            .execute()
-        )
-        if inserted and capacity >= 1:
-            return Take(True, float(capacity - 1), capacity, refill)
-    return Take(False, 0.0, capacity, refill)
+    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id}
+    rows = run_sql(TAKE_SQL, params)
+    if not rows:
+        # first request of this key: start from a full bucket, then take as usual
+        run_sql(CREATE_SQL, params)
+        rows = run_sql(TAKE_SQL, params)
+    if not rows:  # the row vanished between the two statements: refuse rather than guess
+        return Take(False, 0.0, capacity, refill)
+    tokens, granted = rows[0]
+    return Take(bool(granted), float(tokens), capacity, refill)

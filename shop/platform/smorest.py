@@ -3,9 +3,9 @@
 from flask_smorest import Api as _Api
 from flask_smorest import Blueprint as _Blueprint
 
+from schemas.common import ErrorSchema
 from shop.platform import errors
 from shop.platform.validation import ShopParser
-from schemas.common import ErrorSchema
 
 
 class Api(_Api):

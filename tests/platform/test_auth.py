@@ -147,3 +147,17 @@ def test_another_tenants_key_sees_only_its_own_tenant(client, load):
     load(tenant_fixture("acme"), tenant_fixture("globex"))
     body = client.get("/api/v1/me", headers=auth_headers("sk_test_globex_token_0001")).get_json()
     assert body["tenant_id"] == "globex"
+
+
+def test_failures_counted_by_another_process_block_here_within_a_second(client, app, acme, monkeypatch):
+    from shop.platform.auth_failures import REFRESH_SECONDS, BlockedAddresses
+
+    monkeypatch.setitem(app.config, "AUTH_FAILURES_PER_MINUTE", 3)
+    if 60 - clock.timestamp() % 60 < 5:  # keep the whole test inside one clock minute
+        clock.advance(6)
+    assert client.get("/api/v1/me", headers=acme).status_code == 200
+    other_process = BlockedAddresses()  # its own view, sharing only the database
+    for _ in range(3):
+        other_process.record("127.0.0.1", 3)
+    clock.advance(REFRESH_SECONDS + 0.1)
+    assert_error(client.get("/api/v1/me", headers=acme), 429, "rate_limited")
