@@ -1,8 +1,9 @@
 """The base model and field helpers shared by every model."""
 
 import json
+from datetime import datetime
 
-from peewee import Model, TextField
+from peewee import DateTimeField, Model, TextField
 
 from shop.db import db
 
@@ -15,6 +16,18 @@ class JSONField(TextField):
 
     def python_value(self, value):
         return None if value is None else json.loads(value)
+
+
+class UTCDateTimeField(DateTimeField):
+    """A naive UTC datetime, read back with the C parser rather than strptime guesses."""
+
+    def python_value(self, value):
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                pass
+        return super().python_value(value)
 
 
 class BaseModel(Model):
@@ -31,7 +44,7 @@ class BaseModel(Model):
     def from_row(cls, row) -> "BaseModel":
         """An instance from the values of columns(), converted as a peewee query would."""
         pairs = zip(cls._meta.sorted_fields, row, strict=True)
-        return cls(**{field.name: field.python_value(value) for field, value in pairs})
+        return cls(__no_default__=True, **{field.name: field.python_value(value) for field, value in pairs})
 
     @classmethod
     def for_tenant(cls, tenant_id: str):

@@ -1,9 +1,9 @@
 """The events outbox: every emitted event, written in the transaction of the change."""
 
-from peewee import CharField, DateTimeField, ForeignKeyField
+from peewee import CharField, ForeignKeyField
 
 from shop import clock
-from shop.models.base import BaseModel, JSONField
+from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 from shop.models.tenancy import Tenant
 
 
@@ -13,4 +13,4 @@ class Event(BaseModel):
     type = CharField(max_length=64, index=True)
     api_version = CharField(max_length=8, default="v1")
     data = JSONField()
-    created = DateTimeField(default=clock.now, index=True)
+    created = UTCDateTimeField(default=clock.now, index=True)

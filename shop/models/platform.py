@@ -5,13 +5,12 @@ from peewee import (
     BigIntegerField,
     BooleanField,
     CharField,
-    DateTimeField,
     FloatField,
     IntegerField,
     TextField,
 )
 
-from shop.models.base import BaseModel
+from shop.models.base import BaseModel, UTCDateTimeField
 
 
 class RateBucket(BaseModel):
@@ -37,11 +36,11 @@ class IdempotencyRecord(BaseModel):
     key = CharField(max_length=255)
     fingerprint = CharField(max_length=64)
     state = CharField(max_length=16, default="in_progress")  # or completed
-    locked_until = DateTimeField()
+    locked_until = UTCDateTimeField()
     status_code = IntegerField(null=True)
     body = TextField(null=True)
     content_type = CharField(max_length=100, null=True)
-    created_at = DateTimeField(index=True)
+    created_at = UTCDateTimeField(index=True)
 
     class Meta:
         indexes = ((("api_key_id", "key"), True),)

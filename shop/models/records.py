@@ -1,9 +1,9 @@
 """Customer and ticket records of a shop, as far as the public API and events need them."""
 
-from peewee import AutoField, BooleanField, CharField, DateTimeField, ForeignKeyField
+from peewee import AutoField, BooleanField, CharField, ForeignKeyField
 
 from shop import clock
-from shop.models.base import BaseModel
+from shop.models.base import BaseModel, UTCDateTimeField
 from shop.models.tenancy import Tenant
 
 
@@ -14,8 +14,8 @@ class Customer(BaseModel):
     email = CharField(max_length=320, null=True)
     phone = CharField(max_length=50, null=True)
     sms_consent = BooleanField(default=False)
-    created_at = DateTimeField(default=clock.now, index=True)
-    updated_at = DateTimeField(null=True)
+    created_at = UTCDateTimeField(default=clock.now, index=True)
+    updated_at = UTCDateTimeField(null=True)
 
 
 class Ticket(BaseModel):
@@ -27,5 +27,5 @@ class Ticket(BaseModel):
     hidden = BooleanField(default=False)
     deleted = BooleanField(default=False)
     billing_only = BooleanField(default=False)
-    created_at = DateTimeField(default=clock.now)
-    updated_at = DateTimeField(null=True)
+    created_at = UTCDateTimeField(default=clock.now)
+    updated_at = UTCDateTimeField(null=True)

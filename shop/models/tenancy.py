@@ -4,13 +4,12 @@ from peewee import (
     AutoField,
     BooleanField,
     CharField,
-    DateTimeField,
     ForeignKeyField,
     IntegerField,
 )
 
 from shop import clock
-from shop.models.base import BaseModel, JSONField
+from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 
 PLANS = ("starter", "pro", "enterprise")
 PLANS_WITH_API = ("pro", "enterprise")
@@ -23,11 +22,11 @@ class Tenant(BaseModel):
     timezone = CharField(max_length=64, default="UTC")
     plan = CharField(max_length=32, default="pro")
     billing_status = CharField(max_length=32, default="active")
-    current_period_end = DateTimeField(null=True)
+    current_period_end = UTCDateTimeField(null=True)
     suspended = BooleanField(default=False)
     send_rate_per_minute = IntegerField(null=True)
     booking = JSONField(null=True)
-    created_at = DateTimeField(default=clock.now)
+    created_at = UTCDateTimeField(default=clock.now)
 
 
 class User(BaseModel):
@@ -35,7 +34,7 @@ class User(BaseModel):
     tenant = ForeignKeyField(Tenant, backref="users", on_delete="CASCADE")
     email = CharField(max_length=320)
     name = CharField(max_length=255, null=True)
-    created_at = DateTimeField(default=clock.now)
+    created_at = UTCDateTimeField(default=clock.now)
 
     class Meta:
         indexes = ((("tenant", "email"), True),)
@@ -49,5 +48,5 @@ class ApiKey(BaseModel):
     mode = CharField(max_length=8, default="test")
     scopes = JSONField(default=list)
     revoked = BooleanField(default=False)
-    expires_at = DateTimeField(null=True)
-    created_at = DateTimeField(default=clock.now)
+    expires_at = UTCDateTimeField(null=True)
+    created_at = UTCDateTimeField(default=clock.now)
