@@ -15,7 +15,8 @@ import pytest  # noqa: E402
 from shop import clock, create_app  # noqa: E402
 from shop.db import db  # noqa: E402
 from shop.domain.fixtures import load_fixture  # noqa: E402
-from shop.models import ALL_MODELS  # noqa: E402
+from shop.models import ALL_MODELS, UsageLog  # noqa: E402
+from shop.platform import usage_log  # noqa: E402
 from tasks import huey  # noqa: E402,F401  (creates the queue tables in the run's file)
 from tests.probe import register_probe  # noqa: E402
 
@@ -41,6 +42,7 @@ def clean_state(app):
     """Every test starts from empty tables and the real clock."""
     yield
     clock.reset()
+    usage_log.buffer.flush()
     with db.atomic():
         for model in reversed(ALL_MODELS):
             model.delete().execute()
@@ -87,3 +89,9 @@ def acme(load):
 
 def auth_headers(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
+
+
+def logged_rows():
+    """The usage log as the database holds it, once this process's buffer is written."""
+    usage_log.buffer.flush()
+    return UsageLog.select()

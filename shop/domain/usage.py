@@ -10,6 +10,7 @@ from peewee import Case, DatabaseError, OperationalError, fn
 from shop import clock
 from shop.db import db
 from shop.models import ApiKey, UsageLog
+from shop.platform import usage_log
 from shop.platform.errors import ApiError
 
 log = logging.getLogger("shop.usage")
@@ -96,6 +97,7 @@ class _Budget:
 
 def report(key: ApiKey, query: UsageQuery, budget_ms: float) -> dict:
     """The api_usage object for the calling key only."""
+    usage_log.buffer.flush()  # this process's latest rows count too
     budget = _Budget(budget_ms)
     try:
         with budget:

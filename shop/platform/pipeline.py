@@ -1,6 +1,5 @@
 """What every request passes through: request id, early refusals, authentication, usage log."""
 
-import logging
 import random
 import secrets
 import time
@@ -8,11 +7,9 @@ import time
 from flask import current_app, g, request
 
 from shop import clock
-from shop.db import named_sql, run_sql
-from shop.platform import auth
+from shop.platform import auth, usage_log
 from shop.platform.errors import ApiError
 
-log = logging.getLogger("shop.requests")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -59,21 +56,12 @@ def _should_log(status: int) -> bool:
     return rate >= 1 or random.random() < rate
 
 
-USAGE_SQL = named_sql(
-    "INSERT INTO usage_log (tenant_id, api_key_id, method, path, status, duration_ms, created_ms) "
-    "VALUES (:tenant, :key, :method, :path, :status, :duration, :created)"
-)
-
-
 def _log_usage(status: int) -> None:
     rule = request.url_rule.rule if request.url_rule else request.path
-    try:
-        run_sql(USAGE_SQL, {"tenant": g.tenant.id, "key": g.api_key.id, "method": request.method,
-                            "path": rule[:255], "status": status,
-                            "duration": int((time.perf_counter() - g.started) * 1000),
-                            "created": clock.epoch_ms()})
-    except Exception:  # a lost usage row must never fail the request it describes
-        log.warning("usage log write failed for %s", g.get("request_id"), exc_info=True)
+    usage_log.buffer.add({"tenant": g.tenant.id, "key": g.api_key.id, "method": request.method,
+                          "path": rule[:255], "status": status,
+                          "duration": int((time.perf_counter() - g.started) * 1000),
+                          "created": clock.epoch_ms()})
 
 
 def install(app) -> None:

@@ -5,7 +5,7 @@ import pytest
 from shop import clock
 from shop.db import db
 from shop.models import UsageLog
-from tests.conftest import auth_headers, tenant_fixture
+from tests.conftest import auth_headers, logged_rows, tenant_fixture
 from tests.platform.test_errors import assert_error
 
 
@@ -45,7 +45,7 @@ def test_what_is_logged_and_what_is_not(client, acme):
     assert body["error_count"] == 2 and body["error_rate"] == 0.5
     assert body["distinct_keys"] == 1
     # the usage request itself is logged once it has answered
-    assert sorted(r.method for r in UsageLog.select()) == ["GET", "GET", "GET", "POST", "POST"]
+    assert sorted(r.method for r in logged_rows()) == ["GET", "GET", "GET", "POST", "POST"]
 
 
 def test_5xx_and_other_classes_are_counted(client, acme):
@@ -157,4 +157,14 @@ def test_prune_drops_rows_past_retention(acme):
         UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
                         duration_ms=1, created_ms=now - age_days * 86_400_000)
     assert prune(90) == 1
-    assert UsageLog.select().count() == 2
+    assert logged_rows().count() == 2
+
+
+def test_logged_rows_reach_the_database_without_a_report(client, acme):
+    import time
+
+    client.get("/api/v1/me", headers=acme)
+    deadline = time.monotonic() + 5
+    while UsageLog.select().count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)  # the background writer flushes every 0.1 s
+    assert UsageLog.select().count() == 1

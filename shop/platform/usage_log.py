@@ -1,0 +1,64 @@
+"""The usage log: one row per logged request, written in small batches by a background thread.
+
+A row per request written inline would take SQLite's write lock a second time on every request,
+and under two workers the contention halves throughput (docs/performance.md). Rows are buffered
+per process and written together every FLUSH_SECONDS; a usage report flushes its own process's
+buffer first. A process killed without warning loses at most that interval of usage rows.
+"""
+
+import atexit
+import logging
+import threading
+
+from shop.db import db, named_sql, write_transaction
+
+log = logging.getLogger("shop.usage")
+FLUSH_SECONDS = 0.1
+MAX_BUFFERED = 10_000  # beyond this, rows are dropped (and said so) rather than grow without bound
+INSERT_SQL = named_sql(
+    "INSERT INTO usage_log (tenant_id, api_key_id, method, path, status, duration_ms, created_ms) "
+    "VALUES (:tenant, :key, :method, :path, :status, :duration, :created)"
+)
+
+
+class UsageBuffer:
+    """Rows waiting to be written, and the thread that writes them."""
+
+    def __init__(self):
+        self._rows: list[dict] = []
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._wake = threading.Event()
+
+    def add(self, row: dict) -> None:
+        with self._lock:
+            if len(self._rows) >= MAX_BUFFERED:
+                log.warning("usage buffer full; dropping a usage row")
+                return
+            self._rows.append(row)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="usage-log", daemon=True)
+                self._thread.start()
+
+    def flush(self) -> int:
+        """Write every buffered row in one transaction; returns how many."""
+        with self._lock:
+            rows, self._rows = self._rows, []
+        if not rows:
+            return 0
+        try:
+            with write_transaction():
+                db.cursor().executemany(INSERT_SQL, rows)
+        except Exception:  # a lost usage row must never fail the requests it describes
+            log.warning("usage log write of %d rows failed", len(rows), exc_info=True)
+            return 0
+        return len(rows)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(FLUSH_SECONDS)
+            self.flush()
+
+
+buffer = UsageBuffer()
+atexit.register(buffer.flush)
