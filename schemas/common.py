@@ -31,6 +31,18 @@ class Int32(ma.fields.Integer):
         return number
 
 
+class QueryBool(ma.fields.Boolean):
+    """A boolean query value: true/false/1/0 (any case) and nothing else, everywhere."""
+
+    truthy = {"true", "1"}
+    falsy = {"false", "0"}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and value.lower() in self.truthy | self.falsy:
+            return value.lower() in self.truthy
+        raise self.make_error("invalid")
+
+
 class ErrorDetailSchema(Schema):
     type = ma.fields.String(metadata={"example": "invalid_request_error"})
     code = ma.fields.String(metadata={"example": "invalid_field"})

@@ -13,6 +13,7 @@ from flask.cli import AppGroup
 from werkzeug.serving import run_simple
 
 from shop import models
+from shop.domain.activity import run_activity
 from shop.domain.fixtures import FixtureError, load_fixture
 from shop.domain.keys import MODES, SCOPES, create_key, revoke_key
 from shop.models import Tenant
@@ -74,6 +75,21 @@ def key_revoke(key_id: str) -> None:
     except ApiError as error:
         raise click.ClickException(error.message) from None
     _print_json({"id": revoked.id, "revoked": True})
+
+
+@shop.command("activity")
+@click.argument("kind")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--data", "data", default="{}", show_default=True, help="JSON object describing the change.")
+def activity(kind: str, tenant_id: str, data: str) -> None:
+    """Apply in-app activity KIND (an event type the API cannot cause, `notification`, ...)."""
+    try:
+        record = run_activity(kind, tenant_id, json.loads(data))
+    except json.JSONDecodeError as error:
+        raise click.ClickException(f"--data is not valid JSON: {error}") from None
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json(record)
 
 
 @shop.command("worker")

@@ -32,7 +32,7 @@ def _first_error(messages, path: str = "") -> tuple[str, str]:
     return path or "(file)", messages[0] if isinstance(messages, list) else str(messages)
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def utc(value: datetime | None) -> datetime | None:
     if value is None or value.tzinfo is None:
         return value
     return value.astimezone(UTC).replace(tzinfo=None)
@@ -51,7 +51,7 @@ def load_fixture(document) -> dict:
     return summary
 
 
-def _insert(path: str, fn, *args, **kwargs):
+def insert(path: str, fn, *args, **kwargs):
     """Run one insert, naming the entry if the store refuses it."""
     try:
         return fn(*args, **kwargs)
@@ -64,27 +64,33 @@ def _insert(path: str, fn, *args, **kwargs):
 def _load_tenant(path: str, data: dict, summary: dict) -> None:
     tenant_id = data["id"]
     fields = {k: data[k] for k in ("name", "timezone", "plan", "billing_status", "suspended")}
-    _insert(path, Tenant.create, id=tenant_id, current_period_end=_utc(data.get("current_period_end")),
-            send_rate_per_minute=data.get("send_rate_per_minute"), booking=data.get("booking"),
-            **fields)
+    insert(path, Tenant.create, id=tenant_id, current_period_end=utc(data.get("current_period_end")),
+           send_rate_per_minute=data.get("send_rate_per_minute"), booking=data.get("booking"), **fields)
     summary["tenants"].append(tenant_id)
-    for i, user in enumerate(data["users"]):
-        _insert(f"{path}.users[{i}]", User.create, tenant=tenant_id, **user)
-    for i, key in enumerate(data["api_keys"]):
-        created, token = _insert(f"{path}.api_keys[{i}]", create_key, tenant_id, key["scopes"],
-                                 mode=key["mode"], token=key.get("token"), key_id=key.get("id"),
-                                 expires_at=_utc(key["expires_at"]), revoked=key["revoked"])
-        summary["api_keys"].append({"id": created.id, "tenant": tenant_id, "mode": created.mode,
-                                    "token": token, "scopes": created.scopes})
-    for i, customer in enumerate(data["customers"]):
-        if "created_at" in customer:
-            customer["created_at"] = _utc(customer["created_at"])
-        _insert(f"{path}.customers[{i}]", Customer.create, tenant=tenant_id, **customer)
-    for i, ticket in enumerate(data["tickets"]):
-        _load_ticket(f"{path}.tickets[{i}]", tenant_id, dict(ticket))
+    for section, loader in SECTION_LOADERS:
+        for i, item in enumerate(data.get(section) or []):
+            loader(f"{path}.{section}[{i}]", tenant_id, dict(item), summary)
 
 
-def _load_ticket(path: str, tenant_id: str, ticket: dict) -> None:
+def _load_user(path: str, tenant_id: str, user: dict, summary: dict) -> None:
+    insert(path, User.create, tenant=tenant_id, **user)
+
+
+def _load_api_key(path: str, tenant_id: str, key: dict, summary: dict) -> None:
+    created, token = insert(path, create_key, tenant_id, key["scopes"], mode=key["mode"],
+                            token=key.get("token"), key_id=key.get("id"),
+                            expires_at=utc(key["expires_at"]), revoked=key["revoked"])
+    summary["api_keys"].append({"id": created.id, "tenant": tenant_id, "mode": created.mode,
+                                "token": token, "scopes": created.scopes})
+
+
+def _load_customer(path: str, tenant_id: str, customer: dict, summary: dict) -> None:
+    if "created_at" in customer:
+        customer["created_at"] = utc(customer["created_at"])
+    insert(path, Customer.create, tenant=tenant_id, **customer)
+
+
+def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None:
     customer_id = ticket.pop("customer_id", None)
     if customer_id is not None and not Customer.for_tenant(tenant_id).where(
             Customer.id == customer_id).exists():
@@ -92,5 +98,16 @@ def _load_ticket(path: str, tenant_id: str, ticket: dict) -> None:
     if "id" in ticket:
         ticket["id"] = int(ticket["id"])
     if "created_at" in ticket:
-        ticket["created_at"] = _utc(ticket["created_at"])
-    _insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
+        ticket["created_at"] = utc(ticket["created_at"])
+    insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
+
+
+# (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
+# records of the sections before it. A resource adds its section here and its schema in
+# schemas/fixtures.py.
+SECTION_LOADERS = (
+    ("users", _load_user),
+    ("api_keys", _load_api_key),
+    ("customers", _load_customer),
+    ("tickets", _load_ticket),
+)
