@@ -47,7 +47,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli, models
     from shop.api import register_blueprints
-    from shop.platform import pipeline
+    from shop.platform import pipeline, redaction
     from shop.platform.smorest import Api
 
     models.create_tables()
@@ -56,5 +56,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
     pipeline.install(app)
+    redaction.install()
     cli.register(app)
     return app

@@ -1,9 +1,12 @@
 """The spec's error body: one builder for every non-2xx response, and the handlers that use it."""
 
 import logging
+import traceback
 
 from flask import g, jsonify
 from werkzeug.exceptions import HTTPException
+
+from shop.platform.redaction import redact
 
 log = logging.getLogger("shop.errors")
 
@@ -88,9 +91,10 @@ def handle_http_exception(error: HTTPException):
 
 
 def handle_unexpected(error: Exception):
-    """Anything unforeseen: logged with its traceback, answered without one."""
+    """Anything unforeseen: logged with its traceback (secrets masked), answered without one."""
     original = getattr(error, "original_exception", None) or error
-    log.error("unhandled error on request %s", g.get("request_id"), exc_info=original)
+    trace = redact("".join(traceback.format_exception(original)))
+    log.error("unhandled error on request %s\n%s", g.get("request_id"), trace)
     return error_response(500, "internal_error", "An unexpected error occurred.")
 
 

@@ -120,7 +120,9 @@ def test_unexpected_failure_is_500_without_traceback_or_secrets(client, acme, ca
     text = response.get_data(as_text=True)
     assert "Traceback" not in text and "sk_live" not in text and "RuntimeError" not in text
     assert Customer.select().count() == 0
-    assert any("unhandled error" in record.message for record in caplog.records)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "unhandled error" in logged and "RuntimeError" in logged
+    assert "sk_live_should_not_leak" not in logged and "sk_live_[redacted]" in logged
 
 
 def test_every_response_carries_a_distinct_request_id(client):
