@@ -54,6 +54,38 @@ class TicketFixture(Schema):
     created_at = AwareDateTime()
 
 
+class MessageFixture(Schema):
+    id = ma.fields.Integer(strict=True)
+    channel = Str(required=True, validate=ma.validate.OneOf(("sms", "email", "portal", "voice")))
+    direction = Str(required=True, validate=ma.validate.OneOf(("inbound", "outbound")))
+    body = Str(allow_none=True)
+    subject = Str(allow_none=True)
+    sender = Str(allow_none=True)
+    sent_from_ticket_id = Str(allow_none=True)
+    external_uuid = Str(allow_none=True)
+    in_reply_to = Str(allow_none=True)
+    message_id = Str(allow_none=True)  # the email's own Message-ID header, for replies to it
+    media_urls = ma.fields.List(Str(), allow_none=True)
+    attachments = ma.fields.List(ma.fields.Dict(), allow_none=True)
+    read = Bool(load_default=False)
+    created_at = AwareDateTime()
+
+
+class ConversationFixture(Schema):
+    id = ma.fields.Integer(strict=True)
+    customer_id = ma.fields.Integer(strict=True, allow_none=True)
+    customer_email = Str(allow_none=True)
+    customer_name = Str(allow_none=True)
+    assigned_user_id = ma.fields.Integer(strict=True, allow_none=True)
+    created_at = AwareDateTime()
+    messages = ma.fields.List(ma.fields.Nested(MessageFixture), load_default=list)
+
+
+class SuppressionFixture(Schema):
+    channel = Str(required=True, validate=ma.validate.OneOf(("sms", "email")))
+    address = Str(required=True, validate=ma.validate.Length(min=1, max=320))
+
+
 class TenantFixture(Schema):
     id = Str(required=True, validate=ma.validate.Regexp(r"^[a-z0-9][a-z0-9_-]{0,63}$"))
     name = Str(required=True)
@@ -66,6 +98,8 @@ class TenantFixture(Schema):
     api_keys = ma.fields.List(ma.fields.Nested(ApiKeyFixture), load_default=list)
     customers = ma.fields.List(ma.fields.Nested(CustomerFixture), load_default=list)
     tickets = ma.fields.List(ma.fields.Nested(TicketFixture), load_default=list)
+    conversations = ma.fields.List(ma.fields.Nested(ConversationFixture), load_default=list)
+    suppressions = ma.fields.List(ma.fields.Nested(SuppressionFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
     booking = ma.fields.Dict(allow_none=True)

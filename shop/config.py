@@ -33,7 +33,10 @@ DEFAULTS = {
     "WEBHOOK_CA_BUNDLE": None,
     # messaging
     "SMTP_URL": None,
+    "SMTP_FROM": "repair-shop@localhost",
     "SMS_GATEWAY_URL": None,
+    "SMS_FROM": None,
+    "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
 }
 
 

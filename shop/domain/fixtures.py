@@ -8,6 +8,7 @@ from peewee import IntegrityError
 from schemas.fixtures import FixtureFile
 from shop.db import write_transaction
 from shop.domain.keys import create_key
+from shop.domain.message_fixtures import load_conversation, load_suppression
 from shop.models import Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
 
@@ -110,4 +111,6 @@ SECTION_LOADERS = (
     ("api_keys", _load_api_key),
     ("customers", _load_customer),
     ("tickets", _load_ticket),
+    ("conversations", load_conversation),
+    ("suppressions", load_suppression),
 )

@@ -1,6 +1,7 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
 from shop.models.events import Event
+from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
@@ -12,6 +13,9 @@ ALL_MODELS = (
     Customer,
     Ticket,
     Event,
+    Conversation,
+    Message,
+    Suppression,
     RateBucket,
     AuthFailure,
     IdempotencyRecord,

@@ -1,0 +1,67 @@
+"""Conversations, messages and the send request."""
+
+import marshmallow as ma
+
+from schemas.common import Int32, PaginationArgsSchema, Schema, list_schema
+
+Str = ma.fields.String
+Stamp = ma.fields.String  # ISO 8601 with milliseconds and Z
+
+
+class ConversationSchema(Schema):
+    object = ma.fields.Constant("conversation")
+    id = ma.fields.Integer(metadata={"example": 10})
+    customer_id = ma.fields.Integer(allow_none=True, metadata={"example": 1})
+    customer_email = Str(allow_none=True, metadata={"example": "ann@example.com"})
+    customer_name = Str(allow_none=True, metadata={"example": "Ann Lee"})
+    last_inbound_at = Stamp(allow_none=True)
+    last_outbound_at = Stamp(allow_none=True)
+    unread_count = ma.fields.Integer(metadata={"example": 1})
+    assigned_user_id = ma.fields.Integer(allow_none=True)
+    created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
+    updated_at = Stamp(metadata={"example": "2026-11-01T11:00:00.000Z"})
+
+
+class MessageSchema(Schema):
+    object = ma.fields.Constant("message")
+    id = ma.fields.Integer(metadata={"example": 100})
+    conversation_id = ma.fields.Integer(metadata={"example": 10})
+    channel = Str(metadata={"example": "sms"})
+    direction = Str(metadata={"example": "inbound"})
+    body = Str(allow_none=True, metadata={"example": "Is it ready?"})
+    subject = Str(allow_none=True)
+    sender = Str(allow_none=True, metadata={"example": "+15555550100"})
+    sent_from_ticket_id = Str(allow_none=True)
+    external_uuid = Str(allow_none=True)
+    in_reply_to = Str(allow_none=True)
+    media_urls = ma.fields.List(Str(), allow_none=True)
+    attachments = ma.fields.List(ma.fields.Dict(), allow_none=True)
+    created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
+
+
+class MessageSendResultSchema(Schema):
+    object = ma.fields.Constant("message_send_result")
+    ok = ma.fields.Boolean(metadata={"example": True})
+    ticket_id = Str(metadata={"example": "1001"})
+    channel = Str(metadata={"example": "sms"})
+
+
+class ConversationQueryArgsSchema(PaginationArgsSchema):
+    customer_id = Int32(strict=False, metadata={"error_code": "invalid_id"})
+
+
+class MessageSendSchema(Schema):
+    """POST /messages/send; per-channel requirements and limits are checked by the send pipeline."""
+
+    ticket_id = Str(required=True, validate=ma.validate.Length(min=1, max=255),
+                    metadata={"example": "1001"})
+    channel = Str(required=True, validate=ma.validate.OneOf(("sms", "email")),
+                  metadata={"error_code": "invalid_channel", "example": "sms"})
+    content = Str(validate=ma.validate.Length(max=100_000), metadata={"example": "Your phone is ready."})
+    body = Str(validate=ma.validate.Length(max=100_000))
+    to = Str(validate=ma.validate.Length(min=1, max=320), metadata={"example": "+15555550100"})
+    subject = Str(validate=ma.validate.Length(min=1, max=998))
+
+
+ConversationListSchema = list_schema(ConversationSchema, "ConversationListSchema")
+MessageListSchema = list_schema(MessageSchema, "MessageListSchema")

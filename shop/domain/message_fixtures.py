@@ -1,0 +1,47 @@
+"""Fixture sections of messaging: conversations with their messages, and suppressions."""
+
+from shop.domain import fixtures
+from shop.domain.send_pipeline import normalise_address
+from shop.models import Conversation, Customer, Message, Suppression
+
+
+def load_conversation(path: str, tenant_id: str, item: dict, summary: dict) -> None:
+    """A conversation, its messages, and the timestamps and counts they imply."""
+    messages = item.pop("messages")
+    customer = None
+    if item.get("customer_id") is not None:
+        customer = Customer.for_tenant(tenant_id).where(Customer.id == item["customer_id"]).first()
+        if customer is None:
+            raise fixtures.FixtureError(f"{path}.customer_id",
+                                        f"no customer {item['customer_id']} in this tenant.")
+        item.setdefault("customer_email", customer.email)
+        item.setdefault("customer_name", customer.display_name)
+    item["customer"] = item.pop("customer_id", None)
+    if "created_at" in item:
+        item["created_at"] = fixtures.utc(item["created_at"])
+    conversation = fixtures.insert(path, Conversation.create, tenant=tenant_id, **item)
+    conversation.updated_at = conversation.created_at  # then moved to its latest message
+    for i, message in enumerate(messages):
+        _load_message(f"{path}.messages[{i}]", tenant_id, conversation, dict(message))
+    conversation.save()
+
+
+def _load_message(path: str, tenant_id: str, conversation: Conversation, message: dict) -> None:
+    message["message_id_header"] = message.pop("message_id", None)
+    message["created_at"] = fixtures.utc(message.get("created_at")) or conversation.created_at
+    if message["direction"] == "outbound":
+        message.setdefault("read", True)
+        message["delivery_status"] = "sent"
+    created = fixtures.insert(path, Message.create, tenant=tenant_id, conversation=conversation, **message)
+    stamp = created.created_at
+    if created.direction == "inbound":
+        conversation.last_inbound_at = max(filter(None, [conversation.last_inbound_at, stamp]))
+    else:
+        conversation.last_outbound_at = max(filter(None, [conversation.last_outbound_at, stamp]))
+    conversation.updated_at = max(filter(None, [conversation.updated_at, stamp]))
+
+
+def load_suppression(path: str, tenant_id: str, item: dict, summary: dict) -> None:
+    """An address the shop must not message on a channel."""
+    address = normalise_address(item["channel"], item["address"])
+    fixtures.insert(path, Suppression.create, tenant=tenant_id, channel=item["channel"], address=address)

@@ -1,0 +1,118 @@
+"""Message providers: SMTP for email, an HTTP gateway for SMS, and a log provider for demos."""
+
+import logging
+import secrets
+import smtplib
+import ssl
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from urllib.parse import unquote, urlsplit
+
+import requests
+
+log = logging.getLogger("shop.providers")
+
+
+class TransientFailure(Exception):
+    """The provider may accept a retry (connection trouble, 4xx SMTP replies, 5xx/429 HTTP)."""
+
+
+class PermanentFailure(Exception):
+    """The provider refused the message for good (5xx SMTP replies, 4xx HTTP)."""
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    channel: str
+    recipient: str
+    body: str
+    subject: str | None = None
+    sender: str | None = None
+    in_reply_to: str | None = None
+    reference: str | None = None  # our message id, for the gateway's records
+
+
+@dataclass(frozen=True)
+class Accepted:
+    external_uuid: str
+    message_id_header: str | None = None
+
+
+def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepted:
+    """Hand an email to the SMTP server of `smtp://user:pass@host:port` (smtps:// for TLS)."""
+    parts = urlsplit(url)
+    mime = _mime(message, parts.hostname or "localhost")
+    try:
+        with _connect(parts, timeout) as client:
+            if parts.scheme == "smtp" and "starttls=true" in (parts.query or ""):
+                client.starttls(context=ssl.create_default_context())
+            if parts.username:
+                client.login(unquote(parts.username), unquote(parts.password or ""))
+            client.send_message(mime)
+    except smtplib.SMTPRecipientsRefused as error:
+        codes = [code for code, _ in error.recipients.values()]
+        raise (TransientFailure if all(400 <= c < 500 for c in codes) else PermanentFailure)(
+            f"recipient refused: {codes}") from None
+    except smtplib.SMTPResponseException as error:
+        kind = TransientFailure if 400 <= error.smtp_code < 500 else PermanentFailure
+        raise kind(f"SMTP {error.smtp_code}") from None
+    except (OSError, smtplib.SMTPException) as error:
+        raise TransientFailure(f"SMTP connection: {type(error).__name__}") from None
+    return Accepted(external_uuid=mime["Message-ID"].strip("<>"), message_id_header=mime["Message-ID"])
+
+
+def _connect(parts, timeout: float) -> smtplib.SMTP:
+    if parts.scheme == "smtps":
+        return smtplib.SMTP_SSL(parts.hostname, parts.port or 465, timeout=timeout,
+                                context=ssl.create_default_context())
+    return smtplib.SMTP(parts.hostname, parts.port or 25, timeout=timeout)
+
+
+def _mime(message: Outgoing, domain: str) -> EmailMessage:
+    mime = EmailMessage()
+    mime["From"] = message.sender or f"repair-shop@{domain}"
+    mime["To"] = message.recipient
+    mime["Subject"] = message.subject or ""
+    mime["Date"] = formatdate(usegmt=True)
+    mime["Message-ID"] = make_msgid(domain=domain)
+    if message.in_reply_to:
+        mime["In-Reply-To"] = message.in_reply_to
+        mime["References"] = message.in_reply_to
+    mime.set_content(message.body)
+    return mime
+
+
+def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accepted:
+    """POST {to, body, from, reference} as JSON; the gateway answers 2xx with its message id."""
+    payload = {"to": message.recipient, "body": message.body, "from": message.sender,
+               "reference": message.reference}
+    try:
+        response = requests.post(url, json=payload, timeout=timeout, allow_redirects=False)
+    except requests.RequestException as error:
+        raise TransientFailure(f"SMS gateway unreachable: {type(error).__name__}") from None
+    if response.status_code == 429 or response.status_code >= 500:
+        raise TransientFailure(f"SMS gateway answered {response.status_code}")
+    if not 200 <= response.status_code < 300:
+        raise PermanentFailure(f"SMS gateway refused the message: {response.status_code}")
+    try:
+        answer = response.json()
+        external = next(str(answer[k]) for k in ("id", "message_id", "sid") if answer.get(k))
+    except (ValueError, TypeError, AttributeError, StopIteration):
+        raise TransientFailure("SMS gateway answered without a message id") from None
+    return Accepted(external_uuid=external[:255])
+
+
+def send_logged(message: Outgoing) -> Accepted:
+    """The demo provider: logs that it would send, and accepts."""
+    log.info("log provider: %s to %s (%d chars)", message.channel, message.recipient, len(message.body))
+    return Accepted(external_uuid="log_" + secrets.token_hex(8))
+
+
+def deliver(message: Outgoing, smtp_url: str | None, sms_gateway_url: str | None) -> Accepted:
+    """Send through the provider configured for the channel (the log provider when none is)."""
+    if message.channel == "email" and smtp_url:
+        return send_email_smtp(smtp_url, message)
+    if message.channel == "sms" and sms_gateway_url:
+        return send_sms_gateway(sms_gateway_url, message)
+    return send_logged(message)

@@ -1,0 +1,73 @@
+"""Conversations (one thread per customer), their messages, and the suppression list."""
+
+from peewee import AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField
+
+from shop import clock
+from shop.models.base import BaseModel, JSONField, UTCDateTimeField
+from shop.models.records import Customer
+from shop.models.tenancy import Tenant
+
+CHANNELS = ("sms", "email", "portal", "voice")
+DIRECTIONS = ("inbound", "outbound")
+# outbound delivery: queued → sending → sent, or failed (permanent); None for inbound messages
+DELIVERY_STATUSES = ("queued", "sending", "sent", "failed")
+
+
+class Conversation(BaseModel):
+    id = AutoField()
+    tenant = ForeignKeyField(Tenant, backref="conversations", on_delete="CASCADE")
+    customer = ForeignKeyField(Customer, null=True, backref="conversations", on_delete="SET NULL")
+    customer_email = CharField(max_length=320, null=True)
+    customer_name = CharField(max_length=255, null=True)
+    last_inbound_at = UTCDateTimeField(null=True)
+    last_outbound_at = UTCDateTimeField(null=True)
+    assigned_user_id = IntegerField(null=True)
+    created_at = UTCDateTimeField(default=clock.now)
+    updated_at = UTCDateTimeField(default=clock.now)
+
+    class Meta:
+        indexes = ((("tenant", "updated_at", "id"), False), (("tenant", "customer"), False))
+
+
+class Message(BaseModel):
+    id = AutoField()
+    tenant = ForeignKeyField(Tenant, backref="messages", on_delete="CASCADE")
+    conversation = ForeignKeyField(Conversation, backref="messages", on_delete="CASCADE")
+    channel = CharField(max_length=8)
+    direction = CharField(max_length=8)
+    body = TextField(null=True)
+    subject = CharField(max_length=998, null=True)
+    sender = CharField(max_length=320, null=True)
+    recipient = CharField(max_length=320, null=True)
+    sent_from_ticket_id = CharField(max_length=32, null=True)
+    external_uuid = CharField(max_length=255, null=True)
+    in_reply_to = CharField(max_length=998, null=True)
+    message_id_header = CharField(max_length=998, null=True)  # our or the sender's Message-ID
+    media_urls = JSONField(null=True)
+    attachments = JSONField(null=True)
+    read = BooleanField(default=False)
+    created_at = UTCDateTimeField(default=clock.now)
+    delivery_status = CharField(max_length=8, null=True)
+    delivery_attempts = IntegerField(default=0)
+    delivery_error = TextField(null=True)
+    next_attempt_at = UTCDateTimeField(null=True)
+    claimed_until = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = (
+            (("conversation", "created_at", "id"), False),
+            (("conversation", "direction", "read"), False),
+            (("tenant", "direction", "created_at"), False),
+            (("delivery_status", "next_attempt_at"), False),
+        )
+
+
+class Suppression(BaseModel):
+    id = AutoField()
+    tenant = ForeignKeyField(Tenant, backref="suppressions", on_delete="CASCADE")
+    channel = CharField(max_length=8)
+    address = CharField(max_length=320)  # normalised: lower-case email, or phone digits with +
+    created_at = UTCDateTimeField(default=clock.now)
+
+    class Meta:
+        indexes = ((("tenant", "channel", "address"), True),)
