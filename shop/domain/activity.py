@@ -13,6 +13,7 @@ from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 ACTIVITIES = {
+    "message.received": "shop.domain.conversations:receive_message",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
 }

@@ -3,6 +3,7 @@
 from peewee import fn
 
 from shop import clock
+from shop.domain.events import emit
 from shop.models import Conversation, Customer, Message
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
@@ -96,3 +97,41 @@ def conversation_for_customer(tenant_id: str, customer: Customer) -> Conversatio
     return Conversation.create(tenant=tenant_id, customer=customer.id, customer_email=customer.email,
                                customer_name=customer.display_name)
 
+
+
+INBOUND_CHANNELS = ("sms", "email", "portal", "voice")
+
+
+def _inbound_conversation(tenant_id: str, data: dict) -> Conversation:
+    if data.get("conversation_id") is not None:
+        found = Conversation.for_tenant(tenant_id).where(Conversation.id == data["conversation_id"]).first()
+        if found is None:
+            raise ApiError(404, "not_found", f"No conversation {data['conversation_id']}.",
+                           param="conversation_id")
+        return found
+    customer = Customer.for_tenant(tenant_id).where(Customer.id == data.get("customer_id")).first()
+    if customer is None:
+        raise ApiError(404, "not_found", "Give a conversation_id or the customer_id of a known customer.",
+                       param="customer_id")
+    return conversation_for_customer(tenant_id, customer)
+
+
+def receive_message(tenant_id: str, data: dict) -> dict:
+    """In-app activity: an inbound SMS, email or portal message lands in its conversation."""
+    if data.get("channel") not in INBOUND_CHANNELS:
+        raise ApiError(400, "invalid_field", f"channel must be one of {', '.join(INBOUND_CHANNELS)}.",
+                       param="channel")
+    if not isinstance(data.get("body"), str):
+        raise ApiError(400, "invalid_field", "body must be a string.", param="body")
+    conversation = _inbound_conversation(tenant_id, data)
+    now = clock.now()
+    message = Message.create(
+        tenant=tenant_id, conversation=conversation, channel=data["channel"], direction="inbound",
+        body=data["body"], subject=data.get("subject"), sender=data.get("sender"),
+        message_id_header=data.get("message_id"), media_urls=data.get("media_urls"),
+        attachments=data.get("attachments"), read=False, created_at=now)
+    conversation.last_inbound_at = conversation.updated_at = now
+    conversation.save()
+    dto = message_dto(message)
+    emit(tenant_id, "message.received", dto)
+    return dto

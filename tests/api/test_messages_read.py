@@ -43,7 +43,7 @@ def test_conversations_most_recently_updated_first_with_unread_counts(client, in
     body = client.get("/api/v1/messages/conversations", headers=inbox).get_json()
     assert [c["id"] for c in body["data"]] == [11, 10, 12]
     first = {c["id"]: c for c in body["data"]}
-    assert first[10]["unread_count"] == 2 and first[11]["unread_count"] == 1 and first[12]["unread_count"] == 0
+    assert [first[i]["unread_count"] for i in (10, 11, 12)] == [2, 1, 0]
     assert first[10] == {
         "object": "conversation", "id": 10, "customer_id": 1, "customer_email": "ann@example.com",
         "customer_name": "Ann Lee", "last_inbound_at": "2026-11-01T12:30:00.000Z",

@@ -29,12 +29,27 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture
-def consumer():
-    """A real Huey consumer process (`python -m tasks`) on the same database file."""
-    proc = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env=dict(os.environ),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    yield proc
-    stop(proc)
+def start_consumer():
+    """Start real Huey consumer processes (`python -m tasks`) on the run's database, with extra env."""
+    procs = []
+
+    def start(**env):
+        log = open(Path(os.environ["SHOP_INSTANCE_PATH"]) / f"consumer-{len(procs)}.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env={**os.environ, **env},
+                                stdout=log, stderr=subprocess.STDOUT, text=True)
+        procs.append((proc, log))
+        return proc
+
+    yield start
+    for proc, log in procs:
+        stop(proc)
+        log.close()
+
+
+@pytest.fixture
+def consumer(start_consumer):
+    """A real Huey consumer process with the default configuration."""
+    return start_consumer()
 
 
 def wait_until(predicate, timeout: float = 20, interval: float = 0.1):

@@ -1,0 +1,126 @@
+"""Sends go through the real consumer to a real SMTP server and a local SMS gateway."""
+
+import json
+import os
+from email import message_from_bytes
+from pathlib import Path
+
+import pytest
+
+from shop.models import Event, Message
+from tests.api.test_messages_send import ANN_PHONE, shop_fixture
+from tests.conftest import auth_headers
+from tests.e2e.conftest import wait_until
+from tests.e2e.receivers import HttpReceiver, SmtpSink
+
+FAST_RETRIES = {"SHOP_SEND_RETRY_DELAYS": "0.3,0.3,0.3"}
+
+
+@pytest.fixture
+def shop(load):
+    load(shop_fixture())
+    return auth_headers("sk_test_acme_token_0001")
+
+
+def delivered(status="sent"):
+    message = Message.get_or_none(Message.direction == "outbound")
+    return message is not None and message.delivery_status == status
+
+
+def test_email_reaches_the_smtp_server(client, shop, start_consumer):
+    with SmtpSink() as sink:
+        start_consumer(SHOP_SMTP_URL=sink.url, **FAST_RETRIES)
+        response = client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={"ticket_id": "1001", "channel": "email", "body": "Your phone is ready.\nSee you soon."},
+        )
+        assert response.status_code == 202
+        wait_until(delivered)
+        assert len(sink.messages) == 1
+    envelope = sink.messages[0]
+    assert envelope.rcpt_tos == ["Ann@Example.com"]
+    mime = message_from_bytes(envelope.content)
+    assert mime["Subject"] == "Ticket #1001: Cracked screen"
+    assert mime["To"] == "Ann@Example.com"
+    assert mime.get_content_type() == "text/plain"
+    text = mime.get_payload(decode=True).decode().replace("\r\n", "\n").strip()
+    assert text == "Your phone is ready.\nSee you soon."
+    message = Message.get(Message.direction == "outbound")
+    assert message.external_uuid and mime["Message-ID"].strip("<>") == message.external_uuid
+    events = [e for e in Event.select() if e.type == "message.sent"]
+    assert len(events) == 1 and events[0].data["id"] == message.id
+
+
+def test_sms_reaches_the_gateway_with_the_provider_id_stored(client, shop, start_consumer):
+    with HttpReceiver(default=(200, {"id": "gw-777"})) as gateway:
+        start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
+        client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
+        )
+        wait_until(delivered)
+        assert len(gateway.requests) == 1
+    sent = json.loads(gateway.requests[0]["body"])
+    assert sent["to"] == ANN_PHONE and sent["body"] == "Ready!"
+    message = Message.get(Message.direction == "outbound")
+    assert message.external_uuid == "gw-777" and sent["reference"] == str(message.id)
+    assert Event.select().where(Event.type == "message.sent").count() == 1
+
+
+def test_a_gateway_that_fails_twice_then_succeeds_delivers_once(client, shop, start_consumer):
+    script = [(500, {"error": "busy"}), (503, {"error": "down"})]
+    with HttpReceiver(script=script, default=(200, {"id": "gw-3rd"})) as gateway:
+        start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
+        client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
+        )
+        wait_until(delivered)
+        assert len(gateway.requests) == 3
+    message = Message.get(Message.direction == "outbound")
+    assert message.delivery_attempts == 3 and message.external_uuid == "gw-3rd"
+    assert Message.select().count() == 1
+    assert Event.select().where(Event.type == "message.sent").count() == 1
+
+
+def test_a_permanent_refusal_is_recorded_and_logged(client, shop, start_consumer):
+    with HttpReceiver(default=(400, {"error": "invalid number"})) as gateway:
+        start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
+        client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
+        )
+        wait_until(lambda: delivered("failed"))
+        assert len(gateway.requests) == 1
+    message = Message.get(Message.direction == "outbound")
+    assert "400" in message.delivery_error
+    assert Event.select().where(Event.type == "message.sent").count() == 0
+    logs = "".join(path.read_text() for path in Path(os.environ["SHOP_INSTANCE_PATH"]).glob("consumer-*.log"))
+    assert f"message {message.id} to sms failed permanently" in logs
+
+
+def test_without_providers_the_log_provider_accepts(client, shop, consumer):
+    client.post(
+        "/api/v1/messages/send", headers=shop, json={"ticket_id": "1001", "channel": "email", "body": "Hi"}
+    )
+    wait_until(delivered)
+    assert Message.get(Message.direction == "outbound").external_uuid.startswith("log_")
+
+
+def test_a_lost_enqueue_is_recovered_by_the_sweep(client, shop, start_consumer):
+    from tasks import huey
+    from tasks.messages import sweep_messages
+
+    client.post(
+        "/api/v1/messages/send", headers=shop, json={"ticket_id": "1001", "channel": "email", "body": "Hi"}
+    )
+    huey.flush()  # the enqueued job is lost (no consumer was running, the queue was wiped)
+    with SmtpSink() as sink:
+        start_consumer(SHOP_SMTP_URL=sink.url)
+        sweep_messages()  # what the consumer's scheduler runs every minute
+        wait_until(delivered)
+        assert len(sink.messages) == 1
