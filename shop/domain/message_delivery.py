@@ -4,7 +4,7 @@ import logging
 from datetime import timedelta
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import named_sql, run_sql, write_transaction
 from shop.domain import providers
 from shop.domain.conversations import message_dto
 from shop.domain.events import emit
@@ -19,15 +19,26 @@ def retry_delays(config) -> list[float]:
     return [float(x) for x in str(config["SEND_RETRY_DELAYS"]).split(",") if x.strip()]
 
 
+CLAIM_SQL = named_sql(
+    "UPDATE message SET delivery_status = 'sending', claimed_until = :until "
+    "WHERE id = :id AND direction = 'outbound' AND ("
+    "(delivery_status = 'queued' AND next_attempt_at <= :now) "
+    "OR (delivery_status = 'sending' AND claimed_until < :now)) "
+    f"RETURNING {Message.columns()}"
+)
+SENT_SQL = named_sql(
+    "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
+    "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
+    "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
+)
+
+
 def claim(message_id: int) -> Message | None:
     """Take a queued message (or one whose sender died) for sending; None if another has it."""
     now = clock.now()
-    taken = (Message.update(delivery_status="sending", claimed_until=now + timedelta(seconds=CLAIM_SECONDS))
-             .where((Message.id == message_id) & (Message.direction == "outbound")
-                    & (((Message.delivery_status == "queued") & (Message.next_attempt_at <= now))
-                       | ((Message.delivery_status == "sending") & (Message.claimed_until < now))))
-             .execute())
-    return Message.get_by_id(message_id) if taken else None
+    rows = run_sql(CLAIM_SQL, {"id": message_id, "now": now,
+                               "until": now + timedelta(seconds=CLAIM_SECONDS)})
+    return Message.from_row(rows[0]) if rows else None
 
 
 def attempt(message_id: int, config) -> float | None:
@@ -49,13 +60,11 @@ def attempt(message_id: int, config) -> float | None:
 
 
 def _sent(message: Message, accepted: providers.Accepted) -> None:
+    """Record the provider's acceptance and emit message.sent, in one transaction."""
+    message.external_uuid = accepted.external_uuid
     with write_transaction():
-        message.delivery_status, message.claimed_until = "sent", None
-        message.external_uuid = accepted.external_uuid
-        message.message_id_header = accepted.message_id_header or message.message_id_header
-        message.delivery_attempts += 1
-        message.delivery_error = None
-        message.save()
+        run_sql(SENT_SQL, {"id": message.id, "external": accepted.external_uuid,
+                           "header": accepted.message_id_header})
         emit(message.tenant_id, "message.sent", message_dto(message))
 
 

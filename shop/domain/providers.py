@@ -4,6 +4,8 @@ import logging
 import secrets
 import smtplib
 import ssl
+import threading
+import time
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
@@ -39,27 +41,56 @@ class Accepted:
     message_id_header: str | None = None
 
 
+# one open SMTP connection per worker thread, reused while it is fresh: a handshake (and TLS and
+# login, against a real server) per message costs more than the message
+_connections = threading.local()
+IDLE_SECONDS = 30
+
+
 def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepted:
     """Hand an email to the SMTP server of `smtp://user:pass@host:port` (smtps:// for TLS)."""
     parts = urlsplit(url)
     mime = _mime(message, parts.hostname or "localhost")
-    try:
-        with _connect(parts, timeout) as client:
-            if parts.scheme == "smtp" and "starttls=true" in (parts.query or ""):
-                client.starttls(context=ssl.create_default_context())
-            if parts.username:
-                client.login(unquote(parts.username), unquote(parts.password or ""))
+    for attempt in (1, 2):
+        client, reused = _connection(url, parts, timeout)
+        try:
             client.send_message(mime)
-    except smtplib.SMTPRecipientsRefused as error:
-        codes = [code for code, _ in error.recipients.values()]
-        raise (TransientFailure if all(400 <= c < 500 for c in codes) else PermanentFailure)(
-            f"recipient refused: {codes}") from None
-    except smtplib.SMTPResponseException as error:
-        kind = TransientFailure if 400 <= error.smtp_code < 500 else PermanentFailure
-        raise kind(f"SMTP {error.smtp_code}") from None
+            _connections.used_at = time.monotonic()
+            return Accepted(external_uuid=mime["Message-ID"].strip("<>"),
+                            message_id_header=mime["Message-ID"])
+        except smtplib.SMTPRecipientsRefused as error:
+            codes = [code for code, _ in error.recipients.values()]
+            raise (TransientFailure if all(400 <= c < 500 for c in codes) else PermanentFailure)(
+                f"recipient refused: {codes}") from None
+        except smtplib.SMTPResponseException as error:
+            kind = TransientFailure if 400 <= error.smtp_code < 500 else PermanentFailure
+            raise kind(f"SMTP {error.smtp_code}") from None
+        except (OSError, smtplib.SMTPException) as error:
+            _drop_connection()
+            if not (reused and attempt == 1):  # a reused connection may just have gone stale
+                raise TransientFailure(f"SMTP connection: {type(error).__name__}") from None
+    raise TransientFailure("SMTP connection: retries exhausted")
+
+
+def _connection(url: str, parts, timeout: float) -> tuple[smtplib.SMTP, bool]:
+    """This thread's connection to `url`, reused while fresh, else a new one."""
+    client = getattr(_connections, "client", None)
+    fresh = time.monotonic() - getattr(_connections, "used_at", 0) < IDLE_SECONDS
+    if client is not None and _connections.url == url and fresh:
+        return client, True
+    _drop_connection()
+    try:
+        client = _connect(parts, timeout)
+        if parts.scheme == "smtp" and "starttls=true" in (parts.query or ""):
+            client.starttls(context=ssl.create_default_context())
+        if parts.username:
+            client.login(unquote(parts.username), unquote(parts.password or ""))
+    except smtplib.SMTPAuthenticationError as error:
+        raise PermanentFailure(f"SMTP login refused: {error.smtp_code}") from None
     except (OSError, smtplib.SMTPException) as error:
         raise TransientFailure(f"SMTP connection: {type(error).__name__}") from None
-    return Accepted(external_uuid=mime["Message-ID"].strip("<>"), message_id_header=mime["Message-ID"])
+    _connections.client, _connections.url, _connections.used_at = client, url, time.monotonic()
+    return client, False
 
 
 def _connect(parts, timeout: float) -> smtplib.SMTP:
@@ -67,6 +98,16 @@ def _connect(parts, timeout: float) -> smtplib.SMTP:
         return smtplib.SMTP_SSL(parts.hostname, parts.port or 465, timeout=timeout,
                                 context=ssl.create_default_context())
     return smtplib.SMTP(parts.hostname, parts.port or 25, timeout=timeout)
+
+
+def _drop_connection() -> None:
+    client = getattr(_connections, "client", None)
+    _connections.client = None
+    if client is not None:
+        try:
+            client.quit()
+        except (OSError, smtplib.SMTPException):
+            client.close()
 
 
 def _mime(message: Outgoing, domain: str) -> EmailMessage:

@@ -75,16 +75,17 @@ def _screen(tenant_id: str, channel: str, address: str, customer: Customer | Non
 def _check_send_rate(tenant: Tenant) -> None:
     """429 when the tenant has sent its per-minute allowance in the last 60 seconds."""
     allowance = tenant.send_rate_per_minute or DEFAULT_SEND_RATE_PER_MINUTE
-    since = clock.now() - timedelta(seconds=60)
+    now = clock.now()
     recent = (Message.for_tenant(tenant.id)
-              .where((Message.direction == "outbound") & (Message.created_at > since)
-                     & Message.delivery_status.is_null(False))
-              .order_by(Message.created_at.desc()).limit(allowance))
-    stamps = [m.created_at for m in recent]
-    if len(stamps) >= allowance:
-        wait = max(1, math.ceil((stamps[-1] + timedelta(seconds=60) - clock.now()).total_seconds()))
-        raise ApiError(429, "rate_limited", f"This shop may send {allowance} messages a minute.",
-                       headers={"Retry-After": str(wait)})
+              .where((Message.direction == "outbound") & (Message.created_at > now - timedelta(seconds=60))
+                     & Message.delivery_status.is_null(False)))
+    if recent.count() < allowance:
+        return
+    # the allowance-th newest send leaves the window first among those that fill it
+    oldest = recent.order_by(Message.created_at.desc()).offset(allowance - 1).first()
+    wait = max(1, math.ceil((oldest.created_at + timedelta(seconds=60) - now).total_seconds()))
+    raise ApiError(429, "rate_limited", f"This shop may send {allowance} messages a minute.",
+                   headers={"Retry-After": str(wait)})
 
 
 def _subject(body: dict, ticket: Ticket) -> str:

@@ -36,9 +36,10 @@ class BaseModel(Model):
         legacy_table_names = False
 
     @classmethod
-    def columns(cls, alias: str) -> str:
+    def columns(cls, alias: str | None = None) -> str:
         """The select list of every column of this model, for a constant hot-path query."""
-        return ", ".join(f"{alias}.{field.column_name}" for field in cls._meta.sorted_fields)
+        prefix = f"{alias}." if alias else ""
+        return ", ".join(f"{prefix}{field.column_name}" for field in cls._meta.sorted_fields)
 
     @classmethod
     def from_row(cls, row) -> "BaseModel":

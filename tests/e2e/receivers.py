@@ -17,10 +17,16 @@ def free_port() -> int:
 class SmtpSink:
     """A real SMTP server on 127.0.0.1 that keeps every message it accepts."""
 
-    def __init__(self):
+    def __init__(self, port: int | None = None):
         self.messages = []
-        self.port = free_port()
+        self.sessions = 0
+        self.port = port or free_port()
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        self.sessions += 1
+        session.host_name = hostname
+        return responses
 
     async def handle_DATA(self, server, session, envelope):
         self.messages.append(envelope)

@@ -124,3 +124,21 @@ def test_a_lost_enqueue_is_recovered_by_the_sweep(client, shop, start_consumer):
         sweep_messages()  # what the consumer's scheduler runs every minute
         wait_until(delivered)
         assert len(sink.messages) == 1
+
+
+def test_smtp_connections_are_reused_and_renewed_when_stale(client, shop, start_consumer):
+    def send_and_wait(count):
+        client.post("/api/v1/messages/send", headers=shop, json={"ticket_id": "1001", "channel": "email",
+                                                                 "body": f"Message {count}"})
+        wait_until(lambda: Message.select().where(Message.delivery_status == "sent").count() == count)
+
+    first = SmtpSink()
+    with first:
+        start_consumer(SHOP_SMTP_URL=first.url, SHOP_CONSUMER_WORKERS="1")
+        for count in (1, 2, 3):
+            send_and_wait(count)
+        assert len(first.messages) == 3 and first.sessions == 1
+    with SmtpSink(port=first.port) as second:  # the server restarted: the kept connection is dead
+        send_and_wait(4)
+        assert len(second.messages) == 1
+    assert Event.select().where(Event.type == "message.sent").count() == 4

@@ -1,0 +1,145 @@
+"""Sends per second through the whole pipeline (API → consumer → SMTP) against a plain smtplib loop.
+
+The API is driven in-process through Flask's test client (the platform benchmark measures the
+HTTP server); the consumer is the real `python -m tasks` process with 4 worker threads; the sink
+is aiosmtpd on 127.0.0.1. The ratio is against the sink's intake from one smtplib connection;
+the ratio against a connection per message is printed too.
+"""
+
+import sys
+from pathlib import Path
+
+# bench/platform.py would shadow the standard library's `platform` for everything imported here
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import smtplib  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from email.message import EmailMessage  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+GOAL = 0.5
+TOKEN = "sk_test_bench_messages_01"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--count", type=int, default=300, help="messages per run (default 300)")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for delivery")
+    args = parser.parse_args()
+    if not (1 <= args.count <= 5000 and 1 <= args.timeout <= 600):
+        parser.error("keep it bounded: count 1-5000, timeout 1-600 s")
+    return args
+
+
+def _mime(i: int) -> EmailMessage:
+    mime = EmailMessage()
+    mime["From"], mime["To"], mime["Subject"] = "bench@localhost", "ann@example.com", f"Baseline {i}"
+    mime.set_content("Your phone is ready.")
+    return mime
+
+
+def baseline(port: int, count: int, per_message: bool) -> float:
+    """Messages per second a plain smtplib loop hands to the sink: one connection, or one per message."""
+    started = time.perf_counter()
+    if per_message:
+        for i in range(count):
+            with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+                client.send_message(_mime(i))
+    else:
+        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+            for i in range(count):
+                client.send_message(_mime(i))
+    return count / (time.perf_counter() - started)
+
+
+def fixture() -> dict:
+    return {"tenants": [{
+        "id": "bench", "name": "Bench", "send_rate_per_minute": 1_000_000,
+        "api_keys": [{"id": "key_bench", "token": TOKEN, "scopes": ["messages.write"]}],
+        "customers": [{"id": 1, "display_name": "Ann", "email": "ann@example.com"}],
+        "tickets": [{"id": "1001", "customer_id": 1, "subject": "Screen"}]}]}
+
+
+def start_sink(port: int) -> subprocess.Popen:
+    """aiosmtpd in its own process, discarding what it accepts, so it competes with neither side."""
+    sink = subprocess.Popen([sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}", "-c",
+                             "aiosmtpd.handlers.Sink"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return sink
+        except OSError:
+            time.sleep(0.05)
+    sink.kill()
+    raise SystemExit("the SMTP sink did not start")
+
+
+def pipeline(count: int, timeout: float, env: dict) -> float:
+    """Messages per second from the first POST until the server accepted the last one."""
+    from shop import create_app
+    from shop.domain.fixtures import load_fixture
+    from shop.models import Message
+
+    app = create_app()
+    load_fixture(fixture())
+    consumer = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(2)  # let the consumer start before the clock does
+        client = app.test_client()
+        started = time.perf_counter()
+        for i in range(count):
+            response = client.post("/api/v1/messages/send", headers={"Authorization": f"Bearer {TOKEN}"},
+                                   json={"ticket_id": "1001", "channel": "email", "body": f"Ready {i}"})
+            assert response.status_code == 202, response.get_data(as_text=True)
+        sent = Message.select().where(Message.delivery_status == "sent")
+        while sent.count() < count and time.perf_counter() - started < timeout:
+            time.sleep(0.02)
+        if sent.count() < count:
+            raise SystemExit(f"only {sent.count()} of {count} messages were accepted within {timeout} s")
+        return count / (time.perf_counter() - started)
+    finally:
+        consumer.terminate()
+        consumer.wait(timeout=10)
+
+
+def main() -> None:
+    args = parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench-messages-"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sink = start_sink(port)
+    try:
+        env = {**os.environ, "SHOP_INSTANCE_PATH": str(folder), "SHOP_DATABASE": str(folder / "b.sqlite3"),
+               "SHOP_SECRET_KEY": "bench", "SHOP_SMTP_URL": f"smtp://127.0.0.1:{port}",
+               "SHOP_RATE_LIMIT_CAPACITY": "1000000000", "SHOP_RATE_LIMIT_REFILL": "1000000000"}
+        os.environ.update(env)
+        one_connection = baseline(port, args.count, per_message=False)
+        per_message = baseline(port, args.count, per_message=True)
+        ours = pipeline(args.count, args.timeout, env)
+    finally:
+        sink.terminate()
+        sink.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+    ratio = ours / one_connection
+    print(json.dumps({"messages": args.count, "smtplib_one_connection_per_s": round(one_connection, 1),
+                      "smtplib_connection_per_message_per_s": round(per_message, 1),
+                      "pipeline_per_s": round(ours, 1), "ratio": round(ratio, 3),
+                      "ratio_vs_connection_per_message": round(ours / per_message, 3), "goal": GOAL,
+                      "met": ratio >= GOAL, "load_average": [round(x, 2) for x in os.getloadavg()]},
+                     indent=2))
+    sys.exit(0 if ratio >= GOAL else 1)
+
+
+if __name__ == "__main__":
+    main()
