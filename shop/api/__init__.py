@@ -1,8 +1,8 @@
 """One blueprint per resource; MODULES is the tuple the API registers."""
 
-from shop.api import customers, discovery, identity, usage
+from shop.api import customers, discovery, identity, usage, webhooks
 
-MODULES = (discovery, identity, customers, usage)
+MODULES = (discovery, identity, customers, usage, webhooks)
 
 
 def register_blueprints(api) -> None:

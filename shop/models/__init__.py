@@ -4,6 +4,7 @@ from shop.models.events import Event
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
+from shop.models.webhooks import WebhookDelivery, WebhookSubscription
 
 ALL_MODELS = (
     Tenant,
@@ -12,6 +13,8 @@ ALL_MODELS = (
     Customer,
     Ticket,
     Event,
+    WebhookSubscription,
+    WebhookDelivery,
     RateBucket,
     AuthFailure,
     IdempotencyRecord,
