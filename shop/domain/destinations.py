@@ -133,7 +133,7 @@ def literal_address(host: str) -> IPAddress | None:
     if ":" in host:
         try:
             return ipaddress.IPv6Address(host)
-        except ValueError:  # an IPvFuture literal ([v1.x]) that urlsplit lets through
+        except ValueError:  # an IPvFuture literal ([v1.fe80::1]) that urlsplit lets through
             raise UrlRejected("url: the host is not a valid IP address.") from None
     return parse_ipv4_like_inet_aton(host)
 
@@ -185,6 +185,9 @@ def screen_url(url, allow_http: bool = False, trusted_networks=()) -> str:
     host = (parts.hostname or "").rstrip(".")
     if not host or port == 0:
         raise UrlRejected("url: must name a host (and a port from 1 to 65535, if any).")
+    bracketed = "[" in parts.netloc
+    if bracketed and ":" not in host:  # [v1.x] (IPvFuture) would otherwise pass as a name
+        raise UrlRejected("url: the host is not a valid IP address.")
     address = literal_address(host)
     if address is None:
         name = _check_name(host)

@@ -19,11 +19,21 @@ def _fernet(secret_key: str) -> Fernet:
 
 
 def _instance_key(secret_key: str | None) -> str:
+    """The given key, the app's SECRET_KEY, or (in the Huey consumer) the configured one."""
+    from flask import current_app, has_app_context
+
     if secret_key:
         return secret_key
-    from flask import current_app
+    if has_app_context():
+        return current_app.config["SECRET_KEY"]
+    return _configured_key()
 
-    return current_app.config["SECRET_KEY"]
+
+@lru_cache(maxsize=1)
+def _configured_key() -> str:
+    from shop.config import load_config
+
+    return load_config()["SECRET_KEY"]
 
 
 def encrypt(plaintext: str, secret_key: str | None = None) -> str:
