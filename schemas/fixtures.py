@@ -5,6 +5,8 @@ import zoneinfo
 import marshmallow as ma
 
 from schemas.common import Schema
+from schemas.webhooks import EventTypes
+from shop.domain.webhooks import API_VERSIONS
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
@@ -54,6 +56,22 @@ class TicketFixture(Schema):
     created_at = AwareDateTime()
 
 
+class WebhookSubscriptionFixture(Schema):
+    id = Str(validate=ma.validate.Regexp(r"^whsub_[A-Za-z0-9_-]{8,34}$",
+                                         error="Subscription ids are whsub_ and 8 to 34 characters."))
+    url = Str(required=True)
+    events = EventTypes(required=True)
+    description = Str(allow_none=True, validate=ma.validate.Length(max=500))
+    enabled = Bool(load_default=True)
+    api_version = Str(validate=ma.validate.OneOf(API_VERSIONS))
+    signing_secret = Str(validate=ma.validate.Regexp(r"^whsec_[A-Za-z0-9_-]{16,200}$",
+                                                     error="A signing secret is whsec_ and 16 to 200 "
+                                                           "URL-safe characters."))
+    last_error = Str(allow_none=True)
+    disabled_at = AwareDateTime(allow_none=True)
+    created_at = AwareDateTime()
+
+
 class TenantFixture(Schema):
     id = Str(required=True, validate=ma.validate.Regexp(r"^[a-z0-9][a-z0-9_-]{0,63}$"))
     name = Str(required=True)
@@ -66,6 +84,7 @@ class TenantFixture(Schema):
     api_keys = ma.fields.List(ma.fields.Nested(ApiKeyFixture), load_default=list)
     customers = ma.fields.List(ma.fields.Nested(CustomerFixture), load_default=list)
     tickets = ma.fields.List(ma.fields.Nested(TicketFixture), load_default=list)
+    webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
     booking = ma.fields.Dict(allow_none=True)

@@ -247,6 +247,23 @@ def queue_delivery(sub: WebhookSubscription, event: Event) -> WebhookDelivery:
                                   updated_at=now)
 
 
+def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubscription:
+    """A subscription from a fixture file (ids and timestamps kept; the URL screened as at create)."""
+    from flask import has_app_context
+
+    from shop.config import load_config
+
+    check_url(item["url"], current_app.config if has_app_context() else load_config())
+    secret = item.pop("signing_secret", None) or new_signing_secret()
+    now = clock.now()
+    fields = {"id": new_subscription_id(), "api_version": API_VERSIONS[-1], "created_at": now, **item}
+    sub = WebhookSubscription.create(tenant=tenant_id, secret_encrypted=secretbox.encrypt(secret),
+                                     updated_at=fields["created_at"], **fields)
+    summary.setdefault("webhook_subscriptions", []).append(
+        {"id": sub.id, "tenant": tenant_id, "signing_secret": secret})
+    return sub
+
+
 def list_event_types(limit: int, cursor: str | None) -> dict:
     """One page of the live event catalog, in the spec's order."""
     start = 0

@@ -366,3 +366,60 @@ def test_the_secret_appears_only_in_the_create_and_rotate_responses_and_in_no_lo
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for secret in secrets:
         assert secret not in logged and secret[len("whsec_"):] not in logged
+
+
+# fixtures
+
+def test_fixture_subscriptions_keep_their_ids_and_secrets(client, load, acme):
+    summary = load(tenant_fixture("globex", token="sk_test_globex_token_0001", webhook_subscriptions=[
+        {"id": "whsub_demo_globex_1", "url": URL, "events": ["*"], "description": "Demo",
+         "signing_secret": "whsec_demo_secret_globex_0001", "created_at": "2026-11-01T10:00:00.000Z"},
+        {"url": URL, "events": ["ticket.created"], "enabled": False}]))
+    secrets = {s["id"]: s["signing_secret"] for s in summary["webhook_subscriptions"]}
+    assert secrets["whsub_demo_globex_1"] == "whsec_demo_secret_globex_0001" and len(secrets) == 2
+    row = WebhookSubscription.get_by_id("whsub_demo_globex_1")
+    assert signing_secrets(row) == ["whsec_demo_secret_globex_0001"]
+    body = client.get("/api/v1/webhooks/whsub_demo_globex_1",
+                      headers=auth_headers("sk_test_globex_token_0001")).get_json()
+    assert body["created_at"] == "2026-11-01T10:00:00.000Z" and body["api_version"] == "2026-11-01"
+    assert_error(client.get("/api/v1/webhooks/whsub_demo_globex_1", headers=acme), 404, "not_found")
+
+
+@pytest.mark.parametrize("entry,path", [
+    ({"url": "https://127.0.0.1/x", "events": ["*"]}, "webhook_subscriptions[0].url"),
+    ({"url": URL, "events": ["nope"]}, "webhook_subscriptions[0].events"),
+    ({"url": URL, "events": ["*"], "secret": "x"}, "webhook_subscriptions[0].secret"),
+    ({"url": URL, "events": ["*"], "signing_secret": "short"}, "webhook_subscriptions[0].signing_secret"),
+    ({"url": URL, "events": ["*"], "api_version": "2019-01-01"}, "webhook_subscriptions[0].api_version"),
+], ids=["a blocked url", "an unknown event", "an unknown key", "a weak secret", "an unknown version"])
+def test_bad_fixture_subscriptions_name_the_entry(load, entry, path):
+    from shop.domain.fixtures import FixtureError
+
+    with pytest.raises(FixtureError) as error:
+        load(tenant_fixture("globex", webhook_subscriptions=[entry]))
+    assert error.value.path == f"tenants[0].{path}"
+    assert WebhookSubscription.select().count() == 0
+
+
+def test_the_demo_shop_has_subscriptions_the_demo_key_can_see(client):
+    import json
+    from importlib import resources
+
+    from shop.domain.fixtures import load_fixture
+
+    load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
+    body = client.get("/api/v1/webhooks", headers=auth_headers("sk_test_acme_demo_0001")).get_json()
+    assert [s["id"] for s in body["data"]] == ["whsub_acme_demo_accounting", "whsub_acme_demo_frontdesk"]
+    assert [s["enabled"] for s in body["data"]] == [False, True]
+
+
+def test_two_rotations_at_once_commit_exactly_one(app, client, acme, sub):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def attempt(key):
+        return rotate(app.test_client(), acme, sub["id"], key=key).status_code
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        codes = sorted(pool.map(attempt, [f"concurrent-{i:04d}" for i in range(4)]))
+    assert codes == [200, 409, 409, 409]
+    assert WebhookSubscription.get_by_id(sub["id"]).secret_generation == 2

@@ -11,6 +11,7 @@ from tests.platform.test_errors import assert_error
 
 GOOD = {"url": URL, "events": ["ticket.created"]}
 
+
 def body(**fields) -> dict:
     """A valid create body with some fields replaced."""
     return {**GOOD, **fields}
