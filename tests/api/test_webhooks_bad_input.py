@@ -75,6 +75,17 @@ def test_bad_create_bodies(client, acme, sent, code, param):
     assert_nothing_written()
 
 
+@pytest.mark.parametrize("raw,param", [
+    ('{"url": "https://a.example.com/", "events": ["*"], "description": "\\ud800"}', "description"),
+    ('{"url": "https://a.example.com/\\udfff", "events": ["*"]}', "url"),
+    ('{"url": "https://a.example.com/", "events": ["\\ud800"]}', "events"),
+], ids=["a lone surrogate in the description", "a lone surrogate in the url", "a lone surrogate in events"])
+def test_text_that_cannot_be_stored_is_400_not_500(client, acme, raw, param):
+    response = client.post("/api/v1/webhooks", data=raw, content_type="application/json", headers=acme)
+    assert_error(response, 400, "invalid_field", param)
+    assert_nothing_written()
+
+
 @pytest.mark.parametrize("raw,code", [
     ("{", "invalid_json"), ("[]", "invalid_json"), ('"x"', "invalid_json"), ("null", "invalid_json"),
 ], ids=["truncated json", "an array body", "a string body", "a null body"])
