@@ -3,6 +3,7 @@
 from flask import g, request
 from flask.views import MethodView
 
+from schemas.common import ErrorSchema
 from schemas.webhooks import (
     WebhookCreateSchema,
     WebhookDeletedSchema,
@@ -75,6 +76,8 @@ class WebhookByIdViews(MethodView):
 
 @blp.route("/webhooks/<id>/rotate_secret", methods=["POST"])
 @blp.response(200, WebhookRotatedSchema)
+@blp.alt_response(409, schema=ErrorSchema, description="rotation_in_progress: the previous secret is "
+                  "still valid (24 h after the last rotation); or an idempotency conflict")
 @blp.scope("webhooks.manage")
 def rotate_secret(id):
     """Rotate the signing secret; the previous one stays valid for 24 hours."""
@@ -88,6 +91,7 @@ rotate_secret._sensitive_response = True
 
 @blp.route("/webhooks/<id>/ping", methods=["POST"])
 @blp.response(202, WebhookDeliverySchema)
+@blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
 @blp.scope("webhooks.write")
 def ping(id):
     """Send a webhook.ping event to this subscription; the delivery starts pending."""
