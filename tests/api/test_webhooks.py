@@ -2,7 +2,7 @@
 
 import logging
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -202,8 +202,8 @@ def test_rotation_makes_a_new_current_secret_and_keeps_the_old_for_24_hours(clie
                                                "signing_secret_generation"}
     assert body["signing_secret"] != sub["signing_secret"]
     assert body["signing_secret_generation"] == 2
-    expires = clock.isoformat(clock.now().replace(microsecond=0) + timedelta(hours=24))
-    assert body["previous_signing_secret_expires_at"][:19] == expires[:19]
+    expires = datetime.fromisoformat(body["previous_signing_secret_expires_at"].rstrip("Z"))
+    assert timedelta(hours=24) - timedelta(seconds=5) < expires - clock.now() <= timedelta(hours=24)
     row = WebhookSubscription.get_by_id(sub["id"])
     assert signing_secrets(row) == [body["signing_secret"], sub["signing_secret"]]
     clock.advance(24 * 3600 + 1)
@@ -423,3 +423,13 @@ def test_two_rotations_at_once_commit_exactly_one(app, client, acme, sub):
         codes = sorted(pool.map(attempt, [f"concurrent-{i:04d}" for i in range(4)]))
     assert codes == [200, 409, 409, 409]
     assert WebhookSubscription.get_by_id(sub["id"]).secret_generation == 2
+
+
+def test_the_openapi_document_describes_the_webhook_endpoints(client):
+    paths = client.get("/api/v1/openapi.json").get_json()["paths"]
+    rotate_doc = paths["/api/v1/webhooks/{id}/rotate_secret"]["post"]
+    assert rotate_doc["x-required-scope"] == "webhooks.manage" and "409" in rotate_doc["responses"]
+    assert "422" in paths["/api/v1/webhooks/{id}/ping"]["post"]["responses"]
+    assert paths["/api/v1/webhooks/event_types"]["get"]["x-required-scope"] == "webhooks.read"
+    created = paths["/api/v1/webhooks"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert created["$ref"].endswith("WebhookWithSecret")
