@@ -5,6 +5,8 @@ import zoneinfo
 import marshmallow as ma
 
 from schemas.common import Schema
+from schemas.webhooks import EventTypes
+from shop.domain.webhooks import API_VERSIONS
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
@@ -86,6 +88,22 @@ class SuppressionFixture(Schema):
     address = Str(required=True, validate=ma.validate.Length(min=1, max=320))
 
 
+class WebhookSubscriptionFixture(Schema):
+    id = Str(validate=ma.validate.Regexp(r"^whsub_[A-Za-z0-9_-]{8,34}$",
+                                         error="Subscription ids are whsub_ and 8 to 34 characters."))
+    url = Str(required=True)
+    events = EventTypes(required=True)
+    description = Str(allow_none=True, validate=ma.validate.Length(max=500))
+    enabled = Bool(load_default=True)
+    api_version = Str(validate=ma.validate.OneOf(API_VERSIONS))
+    signing_secret = Str(validate=ma.validate.Regexp(r"^whsec_[A-Za-z0-9_-]{16,200}$",
+                                                     error="A signing secret is whsec_ and 16 to 200 "
+                                                           "URL-safe characters."))
+    last_error = Str(allow_none=True)
+    disabled_at = AwareDateTime(allow_none=True)
+    created_at = AwareDateTime()
+
+
 class TenantFixture(Schema):
     id = Str(required=True, validate=ma.validate.Regexp(r"^[a-z0-9][a-z0-9_-]{0,63}$"))
     name = Str(required=True)
@@ -100,6 +118,7 @@ class TenantFixture(Schema):
     tickets = ma.fields.List(ma.fields.Nested(TicketFixture), load_default=list)
     conversations = ma.fields.List(ma.fields.Nested(ConversationFixture), load_default=list)
     suppressions = ma.fields.List(ma.fields.Nested(SuppressionFixture), load_default=list)
+    webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
     booking = ma.fields.Dict(allow_none=True)

@@ -9,6 +9,7 @@ from schemas.fixtures import FixtureFile
 from shop.db import write_transaction
 from shop.domain.keys import create_key
 from shop.domain.message_fixtures import load_conversation, load_suppression
+from shop.domain.webhooks import load_subscription
 from shop.models import Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
 
@@ -103,6 +104,13 @@ def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None
     insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
 
 
+def _load_webhook_subscription(path: str, tenant_id: str, sub: dict, summary: dict) -> None:
+    for name in ("created_at", "disabled_at"):
+        if sub.get(name) is not None:
+            sub[name] = utc(sub[name])
+    insert(path, load_subscription, tenant_id, sub, summary)
+
+
 # (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
 # records of the sections before it. A resource adds its section here and its schema in
 # schemas/fixtures.py.
@@ -113,4 +121,5 @@ SECTION_LOADERS = (
     ("tickets", _load_ticket),
     ("conversations", load_conversation),
     ("suppressions", load_suppression),
+    ("webhook_subscriptions", _load_webhook_subscription),
 )

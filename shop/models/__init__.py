@@ -5,6 +5,7 @@ from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
+from shop.models.webhooks import WebhookDelivery, WebhookSubscription
 
 ALL_MODELS = (
     Tenant,
@@ -16,6 +17,8 @@ ALL_MODELS = (
     Conversation,
     Message,
     Suppression,
+    WebhookSubscription,
+    WebhookDelivery,
     RateBucket,
     AuthFailure,
     IdempotencyRecord,

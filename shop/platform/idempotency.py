@@ -10,6 +10,7 @@ from peewee import IntegrityError
 from shop import clock
 from shop.db import write_transaction
 from shop.models import IdempotencyRecord
+from shop.platform import secretbox
 from shop.platform.errors import ApiError
 
 KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")  # visible ASCII, no spaces
@@ -54,7 +55,7 @@ def run(view, dispatch, to_response):
     record = claim(g.api_key.id, key, fingerprint())
     if record.state == "completed":
         return replay(record)
-    return execute(record, dispatch, to_response)
+    return execute(record, dispatch, to_response, getattr(view, "_sensitive_response", False))
 
 
 def claim(api_key_id: str, key: str, print_: str) -> IdempotencyRecord:
@@ -98,13 +99,13 @@ def _take_over(record, lock_until) -> bool:
     return updated == 1
 
 
-def execute(record, dispatch, to_response):
+def execute(record, dispatch, to_response, sensitive: bool = False):
     """Run the view and save its response in the same transaction as its changes."""
     try:
         with write_transaction():
             response = to_response(dispatch)
             if response.status_code < 400:
-                _complete(record, response)
+                _complete(record, response, sensitive)
                 return response
             raise _Discard(response)
     except _Discard as discarded:
@@ -116,15 +117,21 @@ def execute(record, dispatch, to_response):
     return response
 
 
-def _complete(record, response) -> None:
+def _complete(record, response, sensitive: bool = False) -> None:
+    body = response.get_data(as_text=True)
+    if sensitive:  # a response that shows a secret (a webhook signing secret) is stored encrypted
+        body = secretbox.encrypt(body)
     (IdempotencyRecord.update(state="completed", status_code=response.status_code,
-                              body=response.get_data(as_text=True), content_type=response.content_type)
+                              body=body, content_type=response.content_type)
      .where(IdempotencyRecord.id == record.id).execute())
 
 
 def replay(record):
     """The saved response, marked as a replay."""
-    response = current_app.response_class(record.body, status=record.status_code,
+    body = record.body
+    if body.startswith(secretbox.PREFIX):
+        body = secretbox.decrypt(body)
+    response = current_app.response_class(body, status=record.status_code,
                                           content_type=record.content_type)
     response.headers["Idempotent-Replayed"] = "true"
     return response

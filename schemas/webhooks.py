@@ -1,0 +1,128 @@
+"""Webhook subscriptions, deliveries and event types."""
+
+import marshmallow as ma
+
+from schemas.common import PaginationArgsSchema, Schema, list_schema
+from shop.domain.event_catalog import EVENT_TYPES, WILDCARD
+
+TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
+
+
+class StrictBoolean(ma.fields.Boolean):
+    """A JSON true or false, nothing else ("yes", 1 and "true" are mistakes, not booleans)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool):
+            return value
+        raise self.make_error("invalid")
+
+
+class Text(ma.fields.String):
+    """A string that can be stored: JSON's \\ud800 escapes decode to lone surrogates SQLite refuses."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ma.ValidationError("Must be valid Unicode text (no unpaired surrogates).") from None
+        return text
+
+
+class EventTypes(ma.fields.Field):
+    """A non-empty array of known event type names, or exactly ["*"]."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, list) or not value:
+            raise ma.ValidationError("Must be a non-empty array of event type names, or [\"*\"].")
+        if not all(isinstance(item, str) for item in value):
+            raise ma.ValidationError("Every element must be a string (an event type name or \"*\").")
+        if WILDCARD in value and len(value) > 1:
+            raise ma.ValidationError("\"*\" subscribes to every event and must be the only element.")
+        unknown = [item for item in value if item != WILDCARD and item not in EVENT_TYPES]
+        if unknown:
+            raise ma.ValidationError(f"Unknown event type {unknown[0]!r}; "
+                                     "see GET /api/v1/webhooks/event_types.")
+        return list(dict.fromkeys(value))  # a repeated name subscribes once
+
+
+def _url_field(**kwargs):
+    return Text(metadata={"example": "https://hooks.example.com/repair-shop"}, **kwargs)
+
+
+class WebhookCreateSchema(Schema):
+    url = _url_field(required=True)
+    events = EventTypes(required=True, metadata={"example": ["ticket.created", "invoice.paid"]})
+    description = Text(allow_none=True, validate=ma.validate.Length(max=500))
+    enabled = StrictBoolean(load_default=True)
+
+
+class WebhookUpdateSchema(Schema):
+    url = _url_field()
+    events = EventTypes(metadata={"example": ["*"]})
+    description = Text(allow_none=True, validate=ma.validate.Length(max=500))
+    enabled = StrictBoolean()
+
+
+class WebhookSubscriptionSchema(Schema):
+    object = ma.fields.Constant("webhook_subscription")
+    id = ma.fields.String(metadata={"example": "whsub_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    url = _url_field()
+    description = ma.fields.String(allow_none=True)
+    enabled = ma.fields.Boolean()
+    events = ma.fields.List(ma.fields.String())
+    api_version = ma.fields.String(metadata={"example": "2026-11-01"})
+    last_error = ma.fields.String(allow_none=True)
+    disabled_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
+    created_at = ma.fields.String(metadata=TIMESTAMP)
+    updated_at = ma.fields.String(metadata=TIMESTAMP)
+
+
+class WebhookWithSecretSchema(WebhookSubscriptionSchema):
+    """The create response: the only time (with rotation) the signing secret is shown."""
+
+    signing_secret = ma.fields.String(metadata={"example": "whsec_..."})
+
+
+class WebhookRotatedSchema(WebhookWithSecretSchema):
+    previous_signing_secret_expires_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
+    signing_secret_generation = ma.fields.Integer(metadata={"example": 2})
+
+
+class WebhookDeletedSchema(Schema):
+    object = ma.fields.Constant("webhook_subscription")
+    id = ma.fields.String()
+    deleted = ma.fields.Constant(True)
+
+
+class WebhookDeliverySchema(Schema):
+    object = ma.fields.Constant("webhook_delivery")
+    id = ma.fields.String(metadata={"example": "whd_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    subscription_id = ma.fields.String()
+    event_id = ma.fields.String(metadata={"example": "evt_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    event_type = ma.fields.String(metadata={"example": "webhook.ping"})
+    status = ma.fields.String(metadata={"example": "pending"})
+    attempts = ma.fields.Integer()
+    last_status_code = ma.fields.Integer(allow_none=True)
+    last_error = ma.fields.String(allow_none=True)
+    response_ms = ma.fields.Integer(allow_none=True)
+    next_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
+    last_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
+    delivered_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
+    created_at = ma.fields.String(metadata=TIMESTAMP)
+    updated_at = ma.fields.String(metadata=TIMESTAMP)
+
+
+class WebhookEventTypeSchema(Schema):
+    object = ma.fields.Constant("webhook_event_type")
+    type = ma.fields.String(metadata={"example": "ticket.created"})
+    description = ma.fields.String()
+    data_object = ma.fields.String(allow_none=True, metadata={"example": "ticket"})
+
+
+class WebhookQueryArgsSchema(PaginationArgsSchema):
+    pass
+
+
+WebhookListSchema = list_schema(WebhookSubscriptionSchema, "WebhookListSchema")
+WebhookEventTypeListSchema = list_schema(WebhookEventTypeSchema, "WebhookEventTypeListSchema")

@@ -1,0 +1,98 @@
+"""Webhook subscriptions: /api/v1/webhooks, secret rotation, pings and the event type catalog."""
+
+from flask import g, request
+from flask.views import MethodView
+
+from schemas.common import ErrorSchema
+from schemas.webhooks import (
+    WebhookCreateSchema,
+    WebhookDeletedSchema,
+    WebhookDeliverySchema,
+    WebhookEventTypeListSchema,
+    WebhookListSchema,
+    WebhookQueryArgsSchema,
+    WebhookRotatedSchema,
+    WebhookSubscriptionSchema,
+    WebhookUpdateSchema,
+    WebhookWithSecretSchema,
+)
+from shop.domain import webhooks
+from shop.platform.smorest import Blueprint
+
+blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")
+
+
+# routed before /webhooks/<id> so the static path is never read as an id
+@blp.route("/webhooks/event_types")
+@blp.arguments(WebhookQueryArgsSchema, location="query")
+@blp.response(200, WebhookEventTypeListSchema)
+@blp.scope("webhooks.read")
+def event_types(args):
+    """List the event types a subscription can receive (the live catalog)."""
+    return webhooks.list_event_types(args["limit"], args["cursor"])
+
+
+@blp.route("/webhooks")
+class WebhookViews(MethodView):
+    @blp.arguments(WebhookQueryArgsSchema, location="query")
+    @blp.response(200, WebhookListSchema)
+    @blp.scope("webhooks.read")
+    def get(self, args):
+        """List webhook subscriptions, newest first."""
+        return webhooks.list_subscriptions(g.tenant.id, args["limit"], args["cursor"])
+
+    @blp.arguments(WebhookCreateSchema)
+    @blp.response(201, WebhookWithSecretSchema)
+    @blp.scope("webhooks.write")
+    def post(self, body):
+        """Create a subscription; its signing secret is shown in this response only."""
+        version = webhooks.resolve_api_version(request.headers.get(webhooks.VERSION_HEADER))
+        return webhooks.create_subscription(g.tenant.id, g.api_key.scopes, body, version)
+
+    post._sensitive_response = True
+
+
+@blp.route("/webhooks/<id>")
+class WebhookByIdViews(MethodView):
+    @blp.response(200, WebhookSubscriptionSchema)
+    @blp.scope("webhooks.read")
+    def get(self, id):
+        """Retrieve a subscription (never its secret)."""
+        return webhooks.get_subscription(g.tenant.id, id)
+
+    @blp.arguments(WebhookUpdateSchema)
+    @blp.response(200, WebhookSubscriptionSchema)
+    @blp.scope("webhooks.write")
+    def patch(self, changes, id):
+        """Change url, events, description or enabled; omitted fields stay as they are."""
+        return webhooks.update_subscription(g.tenant.id, g.api_key.scopes, id, changes)
+
+    @blp.response(200, WebhookDeletedSchema)
+    @blp.scope("webhooks.write")
+    def delete(self, id):
+        """Delete a subscription; its queued deliveries are dead-lettered."""
+        return webhooks.delete_subscription(g.tenant.id, id)
+
+
+@blp.route("/webhooks/<id>/rotate_secret", methods=["POST"])
+@blp.response(200, WebhookRotatedSchema)
+@blp.alt_response(409, schema=ErrorSchema, description="rotation_in_progress: the previous secret is "
+                  "still valid (24 h after the last rotation); or an idempotency conflict")
+@blp.scope("webhooks.manage")
+def rotate_secret(id):
+    """Rotate the signing secret; the previous one stays valid for 24 hours."""
+    return webhooks.rotate_secret(g.tenant.id, id)
+
+
+rotate_secret._idempotency_required = True
+rotate_secret._idempotency_min_length = 8
+rotate_secret._sensitive_response = True
+
+
+@blp.route("/webhooks/<id>/ping", methods=["POST"])
+@blp.response(202, WebhookDeliverySchema)
+@blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
+@blp.scope("webhooks.write")
+def ping(id):
+    """Send a webhook.ping event to this subscription; the delivery starts pending."""
+    return webhooks.ping(g.tenant.id, id)
