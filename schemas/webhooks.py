@@ -17,18 +17,6 @@ class StrictBoolean(ma.fields.Boolean):
         raise self.make_error("invalid")
 
 
-class Text(ma.fields.String):
-    """A string that can be stored: JSON's \\ud800 escapes decode to lone surrogates SQLite refuses."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ma.ValidationError("Must be valid Unicode text (no unpaired surrogates).") from None
-        return text
-
-
 class EventTypes(ma.fields.Field):
     """A non-empty array of known event type names, or exactly ["*"]."""
 
@@ -47,20 +35,20 @@ class EventTypes(ma.fields.Field):
 
 
 def _url_field(**kwargs):
-    return Text(metadata={"example": "https://hooks.example.com/repair-shop"}, **kwargs)
+    return ma.fields.String(metadata={"example": "https://hooks.example.com/repair-shop"}, **kwargs)
 
 
 class WebhookCreateSchema(Schema):
     url = _url_field(required=True)
     events = EventTypes(required=True, metadata={"example": ["ticket.created", "invoice.paid"]})
-    description = Text(allow_none=True, validate=ma.validate.Length(max=500))
+    description = ma.fields.String(allow_none=True, validate=ma.validate.Length(max=500))
     enabled = StrictBoolean(load_default=True)
 
 
 class WebhookUpdateSchema(Schema):
     url = _url_field()
     events = EventTypes(metadata={"example": ["*"]})
-    description = Text(allow_none=True, validate=ma.validate.Length(max=500))
+    description = ma.fields.String(allow_none=True, validate=ma.validate.Length(max=500))
     enabled = StrictBoolean()
 
 

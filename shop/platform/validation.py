@@ -1,5 +1,7 @@
 """webargs parsing with the spec's error codes: arrays in queries caught, marshmallow errors mapped."""
 
+import re
+
 from webargs.flaskparser import FlaskParser
 
 from shop.platform.errors import ApiError
@@ -8,6 +10,7 @@ MISSING = "Missing data for required field."
 INT32_MAX = 2_147_483_647
 # marshmallow's wording for an integer beyond the 32-bit range (see fields.Int32)
 INT32_MESSAGE = f"Must be at most {INT32_MAX}."
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ShopParser(FlaskParser):
@@ -25,11 +28,40 @@ class ShopParser(FlaskParser):
                 data[base] = values[0]
         return data
 
+    def load_json(self, req, schema):
+        """The JSON body, refusing strings SQLite cannot store (unpaired UTF-16 surrogates)."""
+        data = super().load_json(req, schema)
+        bad = _surrogate_path(data)
+        if bad is not None:
+            raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
+                           param=bad)
+        return data
+
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):
         raise validation_error(error.messages, schema)
 
     def _handle_invalid_json_error(self, error, req, *args, **kwargs):
         raise ApiError(400, "invalid_json", "The request body is not valid JSON.")
+
+
+def _surrogate_path(value, top: str | None = None) -> str | None:
+    """The top-level field holding a string with a lone surrogate ("\\ud800" in JSON), if any."""
+    if isinstance(value, str):
+        return top if SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((top, item) for item in value)
+    else:
+        return None
+    for key, item in items:
+        name = top if top is not None else str(key)
+        if isinstance(key, str) and SURROGATE.search(key):
+            return name
+        found = _surrogate_path(item, name)
+        if found is not None:
+            return found
+    return None
 
 
 def _first_message(messages) -> str:
