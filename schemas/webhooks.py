@@ -114,3 +114,24 @@ class WebhookQueryArgsSchema(PaginationArgsSchema):
 
 WebhookListSchema = list_schema(WebhookSubscriptionSchema, "WebhookListSchema")
 WebhookEventTypeListSchema = list_schema(WebhookEventTypeSchema, "WebhookEventTypeListSchema")
+
+
+class WebhookDeliveryCountsSchema(Schema):
+    pending = ma.fields.Integer()
+    retrying = ma.fields.Integer()
+    delivered = ma.fields.Integer()
+    failed = ma.fields.Integer()
+    dead = ma.fields.Integer()
+
+
+class WebhookDeliverySummarySchema(Schema):
+    object = ma.fields.Constant("webhook_delivery_summary")
+    subscription_id = ma.fields.String(metadata={"example": "whsub_3kTq9"})
+    total = ma.fields.Integer()
+    counts = ma.fields.Nested(WebhookDeliveryCountsSchema)
+    pending = ma.fields.Integer(metadata={"description": "counts.pending + counts.retrying"})
+    last_delivered_at = ma.fields.String(allow_none=True)
+    last_attempt_at = ma.fields.String(allow_none=True)
+
+
+WebhookDeliveryListSchema = list_schema(WebhookDeliverySchema, "WebhookDeliveryListSchema")

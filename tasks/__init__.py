@@ -25,4 +25,4 @@ init_database(config["DATABASE"], float(config["DB_BUSY_TIMEOUT_SECONDS"]))
 huey = Huey("shop", storage_class=SqliteStorageNormalSync, filename=config["DATABASE"],
             journal_mode="wal", results=False, timeout=float(config["DB_BUSY_TIMEOUT_SECONDS"]))
 
-from tasks import maintenance, messages  # noqa: E402,F401  (registers the tasks with the consumer)
+from tasks import maintenance, messages, webhooks  # noqa: E402,F401  (registers the tasks with the consumer)

@@ -10,6 +10,19 @@ def run(workers: int = 4) -> None:
     """Run the Huey consumer with thread workers and the periodic scheduler until stopped."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     redaction.install()
+    resume_unfinished_work()
     consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=True,
                                     check_worker_health=True)
     consumer.run()
+
+
+def resume_unfinished_work() -> None:
+    """Enqueue what a previous consumer left due, and again once its held attempts have lapsed."""
+    from shop.domain.webhook_delivery import hold_seconds
+    from tasks import config
+    from tasks.messages import sweep_messages
+    from tasks.webhooks import sweep_webhooks
+
+    sweep_webhooks()
+    sweep_messages()
+    sweep_webhooks.schedule(delay=hold_seconds(config) + 1)

@@ -7,7 +7,9 @@ from schemas.common import ErrorSchema
 from schemas.webhooks import (
     WebhookCreateSchema,
     WebhookDeletedSchema,
+    WebhookDeliveryListSchema,
     WebhookDeliverySchema,
+    WebhookDeliverySummarySchema,
     WebhookEventTypeListSchema,
     WebhookListSchema,
     WebhookQueryArgsSchema,
@@ -16,7 +18,7 @@ from schemas.webhooks import (
     WebhookUpdateSchema,
     WebhookWithSecretSchema,
 )
-from shop.domain import webhooks
+from shop.domain import webhook_deliveries, webhooks
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")
@@ -96,3 +98,30 @@ rotate_secret._sensitive_response = True
 def ping(id):
     """Send a webhook.ping event to this subscription; the delivery starts pending."""
     return webhooks.ping(g.tenant.id, id)
+
+
+@blp.route("/webhooks/<id>/deliveries")
+@blp.arguments(WebhookQueryArgsSchema, location="query")
+@blp.response(200, WebhookDeliveryListSchema)
+@blp.scope("webhooks.read")
+def deliveries(args, id):
+    """List this subscription's deliveries, newest first."""
+    return webhook_deliveries.list_deliveries(g.tenant.id, id, args["limit"], args["cursor"])
+
+
+# routed before .../deliveries/<delivery_id>/... paths; "summary" is never a delivery id
+@blp.route("/webhooks/<id>/deliveries/summary")
+@blp.response(200, WebhookDeliverySummarySchema)
+@blp.scope("webhooks.read")
+def deliveries_summary(id):
+    """Delivery counts per status, and the latest delivery and attempt."""
+    return webhook_deliveries.summary(g.tenant.id, id)
+
+
+@blp.route("/webhooks/<id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
+@blp.response(202, WebhookDeliverySchema)
+@blp.alt_response(422, schema=ErrorSchema, description="delivery_in_flight or subscription_disabled")
+@blp.scope("webhooks.write")
+def redeliver(id, delivery_id):
+    """Queue a delivered, dead or failed delivery again with its original payload and event id."""
+    return webhook_deliveries.redeliver(g.tenant.id, id, delivery_id)

@@ -12,9 +12,13 @@ def new_event_id() -> str:
 
 
 def emit(tenant_id: str, type_: str, data: dict) -> Event:
-    """Write the event in the current transaction; delivery follows from the outbox."""
-    return Event.create(id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1",
-                        data=data, created=clock.now())
+    """Write the event and its deliveries in the caller's transaction; sending follows the commit."""
+    from shop.domain.fanout import fan_out
+
+    event = Event.create(id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1",
+                         data=data, created=clock.now())
+    fan_out(event)
+    return event
 
 
 def envelope(event: Event) -> dict:

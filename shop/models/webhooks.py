@@ -54,6 +54,8 @@ class WebhookDelivery(BaseModel):
     updated_at = UTCDateTimeField(default=clock.now)
     last_attempt_at = UTCDateTimeField(null=True)
     delivered_at = UTCDateTimeField(null=True)
+    # set while a worker is attempting it, so a sweep never starts a second attempt meanwhile
+    claimed_until = UTCDateTimeField(null=True)
 
     class Meta:
         indexes = (

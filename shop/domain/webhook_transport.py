@@ -1,0 +1,100 @@
+"""One webhook POST: resolve the host, screen every address, connect to the vetted one by IP.
+
+TLS is still verified against the hostname (SNI and certificate name), redirects are never
+followed, and the whole attempt has one deadline.
+"""
+
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import certifi
+import urllib3
+from urllib3.exceptions import ConnectTimeoutError, HTTPError, ReadTimeoutError
+
+from shop.domain.destinations import literal_address, screen_address
+
+BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
+EXCERPT_BYTES = 1024
+USER_AGENT = "RepairShop-Webhooks/1"
+
+
+class Blocked(Exception):
+    """The destination resolves to an address the service must not reach (permanent)."""
+
+
+class NetworkError(Exception):
+    """A failure the next attempt may not have: DNS, connection, TLS, timeout (retryable)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    excerpt: str
+    ms: int
+
+
+def vetted_address(host: str, port: int, trusted_networks=()) -> str:
+    """The address to connect to; raises Blocked if any A/AAAA answer is private or reserved."""
+    literal = literal_address(host)
+    if literal is not None:
+        addresses = [literal]
+    else:
+        try:
+            answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as error:
+            raise NetworkError(f"dns: {getattr(error, 'strerror', None) or error}") from None
+        addresses = list(dict.fromkeys(ipaddress.ip_address(a[4][0].split("%")[0]) for a in answers))
+    if not addresses:
+        raise NetworkError("dns: no address for the host")
+    if any(screen_address(address, trusted_networks) for address in addresses):
+        raise Blocked(BLOCKED_TARGET)
+    return str(addresses[0])
+
+
+def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | None = None,
+         trusted_networks=()) -> Reply:
+    """POST the raw body to the vetted address of `url`; raises Blocked or NetworkError."""
+    parts = urlsplit(url)
+    host = parts.hostname.rstrip(".")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    address = vetted_address(host, port, trusted_networks)
+    pool = _pool(parts.scheme, host, address, port, timeout, ca_bundle)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    started = time.perf_counter()
+    try:
+        response = pool.urlopen("POST", target, body=body, redirect=False, retries=False,
+                                preload_content=False,
+                                headers={**headers, "Host": netloc, "User-Agent": USER_AGENT})
+        excerpt = response.read(EXCERPT_BYTES, decode_content=False) or b""
+        response.release_conn()
+    except (ReadTimeoutError, ConnectTimeoutError, TimeoutError):
+        raise NetworkError("timeout") from None
+    except (HTTPError, OSError) as error:
+        reason = _describe(error)
+        raise NetworkError(reason if reason == "timeout" else f"network error: {reason}") from None
+    finally:
+        pool.close()
+    ms = int((time.perf_counter() - started) * 1000)
+    return Reply(response.status, excerpt.decode("utf-8", "replace")[:500], ms)
+
+
+def _pool(scheme: str, host: str, address: str, port: int, timeout: float, ca_bundle: str | None):
+    deadline = urllib3.Timeout(total=timeout)
+    if scheme == "https":
+        return urllib3.HTTPSConnectionPool(address, port, timeout=deadline, maxsize=1, retries=False,
+                                           server_hostname=host, assert_hostname=host,
+                                           cert_reqs="CERT_REQUIRED", ca_certs=ca_bundle or certifi.where())
+    return urllib3.HTTPConnectionPool(address, port, timeout=deadline, maxsize=1, retries=False)
+
+
+def _describe(error: Exception) -> str:
+    """A short reason without the URL (kept out of error strings on purpose)."""
+    reason = getattr(error, "reason", None) or error
+    text = str(reason)
+    if "timed out" in text.lower():
+        return "timeout"
+    return f"{type(reason).__name__}: {text}"[:300]
