@@ -3,6 +3,7 @@
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from aiosmtpd.controller import Controller
@@ -47,9 +48,11 @@ class SmtpSink:
 class HttpReceiver:
     """A JSON HTTP server on 127.0.0.1 answering from a script of (status, body) and recording requests."""
 
-    def __init__(self, script=None, default=(200, {"id": "gw-1"})):
+    def __init__(self, script=None, default=(200, {"id": "gw-1"}), ssl_context=None, delay=0.0):
         self.script = list(script or [])
         self.default = default
+        self.delay = delay
+        self.scheme = "https" if ssl_context else "http"
         self.requests = []
         self.lock = threading.Lock()
         receiver = self
@@ -57,6 +60,7 @@ class HttpReceiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                time.sleep(receiver.delay)
                 with receiver.lock:
                     receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                     status, answer = receiver.script.pop(0) if receiver.script else receiver.default
@@ -71,6 +75,8 @@ class HttpReceiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if ssl_context is not None:
+            self.server.socket = ssl_context.wrap_socket(self.server.socket, server_side=True)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self):
@@ -82,5 +88,9 @@ class HttpReceiver:
         self.server.server_close()
 
     @property
+    def port(self) -> int:
+        return self.server.server_address[1]
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/sms"
+        return f"{self.scheme}://127.0.0.1:{self.port}/sms"
