@@ -1,8 +1,8 @@
 """One blueprint per resource; MODULES is the tuple the API registers."""
 
-from shop.api import customers, discovery, identity, usage
+from shop.api import appointments, customers, discovery, identity, usage
 
-MODULES = (discovery, identity, customers, usage)
+MODULES = (discovery, identity, customers, appointments, usage)
 
 
 def register_blueprints(api) -> None:

@@ -13,6 +13,7 @@ from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 ACTIVITIES = {
+    "appointment.created": "shop.domain.appointments:book_from_activity",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
 }

@@ -8,7 +8,7 @@ from peewee import IntegrityError
 from schemas.fixtures import FixtureFile
 from shop.db import write_transaction
 from shop.domain.keys import create_key
-from shop.models import Customer, Tenant, Ticket, User
+from shop.models import Appointment, Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
 
 
@@ -102,6 +102,13 @@ def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None
     insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
 
 
+def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dict) -> None:
+    for name in ("created_at", "updated_at", "cancelled_at"):
+        if appointment.get(name) is not None:
+            appointment[name] = utc(appointment[name])
+    insert(path, Appointment.create, tenant=tenant_id, **appointment)
+
+
 # (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
 # records of the sections before it. A resource adds its section here and its schema in
 # schemas/fixtures.py.
@@ -110,4 +117,5 @@ SECTION_LOADERS = (
     ("api_keys", _load_api_key),
     ("customers", _load_customer),
     ("tickets", _load_ticket),
+    ("appointments", _load_appointment),
 )

@@ -1,5 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
+from shop.models.appointments import Appointment
 from shop.models.events import Event
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
@@ -11,6 +12,7 @@ ALL_MODELS = (
     ApiKey,
     Customer,
     Ticket,
+    Appointment,
     Event,
     RateBucket,
     AuthFailure,
