@@ -161,7 +161,8 @@ def test_cancel_records_time_and_reason_and_emits_only_canceled(client, shop):
     assert event_types() == ["appointment.created", "appointment.canceled"]
     data = events("appointment.canceled")[0]
     assert set(data) == LEAN_KEYS | {"cancelled_at", "cancellation_reason"}
-    assert data["cancellation_reason"] == "Customer called" and data["cancelled_at"] == cancelled["cancelled_at"]
+    assert data["cancellation_reason"] == "Customer called"
+    assert data["cancelled_at"] == cancelled["cancelled_at"]
 
 
 def test_cancel_without_a_body_and_twice(client, shop):
@@ -212,7 +213,8 @@ def test_create_and_reschedule_into_a_full_slot_are_slot_unavailable(client, sho
     response = client.patch(f"{BASE}/{other['id']}", json={"scheduled_time": "10:00"}, headers=shop)
     assert_error(response, 409, "slot_unavailable", "scheduled_time")
     # moving within its own place does not count itself
-    assert client.patch(f"{BASE}/{other['id']}", json={"duration_minutes": 45}, headers=shop).status_code == 200
+    longer = client.patch(f"{BASE}/{other['id']}", json={"duration_minutes": 45}, headers=shop)
+    assert longer.status_code == 200
 
 
 def test_complete_and_no_show_emit_the_full_appointment(client, shop):
