@@ -11,7 +11,8 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shop import clock
-from shop.models import Appointment, Tenant
+from shop.db import named_sql, run_sql
+from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -21,8 +22,7 @@ DEFAULTS = {"enabled": True, "slot_minutes": 30, "capacity": 1, "max_days_ahead"
 
 def minutes(hhmm: str) -> int:
     """"09:30" as 570 (minutes since local midnight); "24:00" is accepted as the end of a day."""
-    hours, mins = hhmm.split(":")
-    return int(hours) * 60 + int(mins)
+    return int(hhmm[:2]) * 60 + int(hhmm[3:5])
 
 
 def hhmm(total: int) -> str:
@@ -84,14 +84,17 @@ class DayLoad:
         return bisect_left(self.starts, end) - bisect_right(self.ends, start)
 
 
+# constant SQL prepared once: the slot list reads a whole day of bookings on every call
+DAY_BOOKINGS_SQL = named_sql(
+    "SELECT scheduled_time, duration_minutes, tech_id FROM appointment "
+    "WHERE tenant_id = :tenant AND scheduled_date = :day AND status <> 'cancelled' AND id <> :exclude")
+
+
 def day_bookings(tenant_id: str, day: date, exclude_id: int | None = None) -> list[tuple]:
-    """(start, end, tech_id) of the day's non-cancelled appointments."""
-    query = (Appointment.select(Appointment.scheduled_time, Appointment.duration_minutes, Appointment.tech_id)
-             .where((Appointment.tenant == tenant_id) & (Appointment.scheduled_date == day)
-                    & (Appointment.status != "cancelled")))
-    if exclude_id is not None:
-        query = query.where(Appointment.id != exclude_id)
-    return [(minutes(t), minutes(t) + d, tech) for t, d, tech in query.tuples()]
+    """(start, end, tech_id) of the day's non-cancelled appointments (but `exclude_id`)."""
+    params = {"tenant": tenant_id, "day": day.isoformat(), "exclude": exclude_id or 0}
+    rows = run_sql(DAY_BOOKINGS_SQL, params)
+    return [(minutes(t), minutes(t) + length, tech) for t, length, tech in rows]
 
 
 def span_remaining(load: DayLoad, start: int, length: int, slot_minutes: int, capacity: int) -> int:
