@@ -3,7 +3,6 @@
 from datetime import date
 
 import marshmallow as ma
-from peewee import fn
 
 from shop import clock
 from shop.db import write_transaction
@@ -78,7 +77,7 @@ def list_appointments(tenant_id: str, args: dict) -> dict:
         if name in args:
             query = query.where(getattr(a, name) == args[name])
     if "customer_email" in args:
-        query = query.where(fn.LOWER(a.customer_email) == args["customer_email"].lower())
+        query = query.where(a.email_key == args["customer_email"].lower())
     return paginate(query, ORDER, args["limit"], args["cursor"]).envelope(appointment_dto)
 
 

@@ -16,6 +16,8 @@ class Appointment(BaseModel):
     customer_name = CharField(max_length=255)
     customer_phone = CharField(max_length=50)
     customer_email = CharField(max_length=320, null=True)
+    # the email lowercased, so the case-insensitive filter is an indexed equality
+    email_key = CharField(max_length=320, null=True)
     service_description = TextField(null=True)
     scheduled_date = DateField()
     scheduled_time = CharField(max_length=5)  # HH:MM, so text order is time order
@@ -32,5 +34,15 @@ class Appointment(BaseModel):
     updated_at = UTCDateTimeField(null=True)
 
     class Meta:
-        # the list order (keyset pages) and the slot computation's one-day lookup
-        indexes = ((("tenant", "scheduled_date", "scheduled_time", "id"), False),)
+        # the list order (keyset pages) and the slot computation's one-day lookup; the two
+        # selective filters get the same order behind their column, so a rare ticket or email is
+        # read straight from its index in page order instead of scanning the tenant's appointments
+        indexes = (
+            (("tenant", "scheduled_date", "scheduled_time", "id"), False),
+            (("tenant", "ticket_id", "scheduled_date", "scheduled_time", "id"), False),
+            (("tenant", "email_key", "scheduled_date", "scheduled_time", "id"), False),
+        )
+
+    def save(self, *args, **kwargs):
+        self.email_key = self.customer_email.lower() if self.customer_email else None
+        return super().save(*args, **kwargs)
