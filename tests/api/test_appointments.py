@@ -288,3 +288,46 @@ def test_activity_books_an_online_appointment_with_an_observed_event(client, sho
                               "--data", json.dumps({**data, "scheduled_time": "25:00"})])
     assert bad.exit_code != 0 and "scheduled_time" in bad.output
     assert Appointment.select().count() == 1
+
+
+def test_date_from_after_date_to_is_an_empty_page(client, shop):
+    create(client, shop)
+    body = client.get(f"{BASE}?date_from=2026-12-05&date_to=2026-12-01", headers=shop).get_json()
+    assert body["data"] == [] and body["has_more"] is False
+
+
+def test_no_show_on_a_cancelled_appointment_keeps_its_cancellation_time(client, shop):
+    body = create(client, shop)
+    cancelled = client.post(f"{BASE}/{body['id']}/cancel", headers=shop).get_json()
+    missed = client.post(f"{BASE}/{body['id']}/no_show", headers=shop).get_json()
+    assert missed["status"] == "no_show" and missed["cancelled_at"] == cancelled["cancelled_at"]
+    assert missed["updated_at"] is None
+
+
+def test_completed_and_no_show_appointments_still_use_their_places(client, shop):
+    first, second = create(client, shop), create(client, shop)
+    client.post(f"{BASE}/{first['id']}/complete", headers=shop)
+    client.post(f"{BASE}/{second['id']}/no_show", headers=shop)
+    assert_error(client.post(BASE, json=NEW, headers=shop), 409, "slot_unavailable", "scheduled_time")
+
+
+def test_staff_may_book_outside_opening_hours_and_in_the_past(client, shop):
+    create(client, shop, scheduled_date="2026-12-02", scheduled_time="07:00")  # a closed Wednesday
+    create(client, shop, scheduled_date="2025-01-06", scheduled_time="23:30")
+
+
+def test_without_booking_settings_there_is_no_capacity_limit(client, load):
+    load(tenant_fixture("acme"))
+    headers = auth_headers("sk_test_acme_token_0001")
+    for _ in range(3):
+        create(client, headers)
+
+
+def test_uncancel_and_reschedule_in_one_patch(client, shop):
+    body = create(client, shop)
+    client.post(f"{BASE}/{body['id']}/cancel", headers=shop)
+    response = client.patch(f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "15:00"},
+                            headers=shop)
+    moved = response.get_json()
+    assert (moved["status"], moved["scheduled_time"], moved["cancelled_at"]) == ("confirmed", "15:00", None)
+    assert event_types()[-1] == "appointment.updated"

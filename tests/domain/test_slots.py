@@ -143,3 +143,8 @@ def test_fall_back_day_in_new_york_lists_each_wall_time_once(client, shop):
     assert list(slots)[:6] == ["00:00", "00:30", "01:00", "01:30", "02:00", "02:30"]
     # 01:30 EDT (first occurrence) is 60 real minutes away: inside the 90-minute notice; 02:00 EST is 150
     assert (slots["01:30"], slots["02:00"]) == (0, 1)
+
+
+def test_a_past_date_lists_its_slots_all_unavailable(client, shop):
+    body = get_slots(client, shop(), "date=2026-11-23")  # last Monday
+    assert len(body["data"]) == 16 and not any(slot["available"] for slot in body["data"])
