@@ -140,7 +140,7 @@ def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Ap
         if previous == "cancelled":  # un-cancel: it is no longer cancelled
             appointment.cancelled_at = appointment.cancellation_reason = None
             _ensure_capacity(tenant_id, appointment, "status_reset_failed")
-        elif previous not in TERMINAL_STATUSES and set(changed) & set(SCHEDULE_FIELDS):
+        elif set(changed) & set(SCHEDULE_FIELDS):  # a reschedule (after a reset from completed too)
             _ensure_capacity(tenant_id, appointment, "slot_unavailable")
         return _save_updated(tenant_id, appointment)
 

@@ -331,3 +331,14 @@ def test_uncancel_and_reschedule_in_one_patch(client, shop):
     moved = response.get_json()
     assert (moved["status"], moved["scheduled_time"], moved["cancelled_at"]) == ("confirmed", "15:00", None)
     assert event_types()[-1] == "appointment.updated"
+
+
+def test_a_reset_from_completed_that_reschedules_into_a_full_slot_is_refused(client, shop):
+    body = create(client, shop, scheduled_time="15:00")
+    client.post(f"{BASE}/{body['id']}/complete", headers=shop)
+    create(client, shop)
+    create(client, shop)
+    response = client.patch(f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "10:00"},
+                            headers=shop)
+    assert_error(response, 409, "slot_unavailable", "scheduled_time")
+    assert Appointment.get_by_id(body["id"]).status == "completed"
