@@ -1,5 +1,6 @@
 """The fixture file format of DESIGN.md: unknown keys are errors, ids are kept."""
 
+import re
 import zoneinfo
 
 import marshmallow as ma
@@ -7,6 +8,7 @@ import marshmallow as ma
 from schemas.common import Schema
 from schemas.webhooks import EventTypes
 from shop.domain.webhooks import API_VERSIONS
+from shop.models.appointments import STATUSES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
@@ -102,6 +104,84 @@ class WebhookSubscriptionFixture(Schema):
     last_error = Str(allow_none=True)
     disabled_at = AwareDateTime(allow_none=True)
     created_at = AwareDateTime()
+HHMM = r"^([01]\d|2[0-3]):[0-5]\d$|^24:00$"
+WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _intervals(value) -> None:
+    """A day's hours: [["09:00", "12:00"], ...], each start before its end, in order, not overlapping."""
+    last_end = ""
+    for pair in value:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) for t in pair)
+                and all(re.match(HHMM, t) for t in pair) and last_end <= pair[0] < pair[1]):
+            raise ma.ValidationError(f"{pair!r} is not an [start, end] pair of HH:MM after the one before.")
+        last_end = pair[1]
+
+
+def _hours(value) -> None:
+    unknown = set(value) - set(WEEKDAY_KEYS)
+    if unknown:
+        raise ma.ValidationError(f"Unknown weekday {sorted(unknown)[0]!r}; use {', '.join(WEEKDAY_KEYS)}.")
+    for day, intervals in value.items():
+        if not isinstance(intervals, list):
+            raise ma.ValidationError(f"{day}: a list of intervals.")
+        _intervals(intervals)
+
+
+Hours = ma.fields.Dict(keys=Str(), values=ma.fields.Raw(), validate=_hours)
+Positive = ma.validate.Range(min=1)
+DayMinutes = ma.validate.Range(min=1, max=1440)
+
+
+class BookingServiceFixture(Schema):
+    id = Str(required=True, validate=ma.validate.Length(min=1, max=40))
+    name = Str(allow_none=True)
+    minutes = ma.fields.Integer(strict=True, required=True, validate=DayMinutes)
+
+
+class BookingTechFixture(Schema):
+    id = Str(required=True, validate=ma.validate.Length(min=1, max=40))
+    name = Str(allow_none=True)
+    hours = Hours
+
+
+class BookingFixture(Schema):
+    enabled = Bool(load_default=True)
+    slot_minutes = ma.fields.Integer(strict=True, load_default=30, validate=DayMinutes)
+    capacity = ma.fields.Integer(strict=True, load_default=1, validate=Positive)
+    max_days_ahead = ma.fields.Integer(strict=True, load_default=60, validate=ma.validate.Range(min=0))
+    min_notice_minutes = ma.fields.Integer(strict=True, load_default=0, validate=ma.validate.Range(min=0))
+    hours = Hours
+    closed_dates = ma.fields.List(ma.fields.Date(), load_default=list)
+    services = ma.fields.List(ma.fields.Nested(BookingServiceFixture), load_default=list)
+    techs = ma.fields.List(ma.fields.Nested(BookingTechFixture), load_default=list)
+
+    @ma.post_load
+    def plain_dates(self, data, **kwargs):
+        data["closed_dates"] = [day.isoformat() for day in data["closed_dates"]]
+        data.setdefault("hours", {})
+        return data
+
+
+class AppointmentFixture(Schema):
+    id = ma.fields.Integer(strict=True, validate=Positive)
+    customer_name = Str(required=True, validate=ma.validate.Length(min=1, max=255))
+    customer_phone = Str(required=True, validate=ma.validate.Length(min=1, max=50))
+    customer_email = Str(allow_none=True, validate=ma.validate.Length(max=320))
+    service_description = Str(allow_none=True, validate=ma.validate.Length(max=1000))
+    scheduled_date = ma.fields.Date(required=True)
+    scheduled_time = Str(required=True, validate=ma.validate.Regexp(r"^([01]\d|2[0-3]):[0-5]\d$"))
+    duration_minutes = ma.fields.Integer(strict=True, load_default=30, validate=DayMinutes)
+    status = Str(load_default="scheduled", validate=ma.validate.OneOf(STATUSES))
+    ticket_id = Str(allow_none=True, validate=ma.validate.Length(min=1, max=255))
+    tech_id = Str(allow_none=True, validate=ma.validate.Length(min=1, max=40))
+    location_id = ma.fields.Integer(strict=True, allow_none=True, validate=Positive)
+    notes = Str(allow_none=True, validate=ma.validate.Length(max=5000))
+    source = Str(allow_none=True)
+    cancelled_at = AwareDateTime(allow_none=True)
+    cancellation_reason = Str(allow_none=True)
+    created_at = AwareDateTime()
+    updated_at = AwareDateTime(allow_none=True)
 
 
 class TenantFixture(Schema):
@@ -121,7 +201,8 @@ class TenantFixture(Schema):
     webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
-    booking = ma.fields.Dict(allow_none=True)
+    booking = ma.fields.Nested(BookingFixture, allow_none=True)
+    appointments = ma.fields.List(ma.fields.Nested(AppointmentFixture), load_default=list)
 
 
 class FixtureFile(Schema):

@@ -128,7 +128,7 @@ def _print_demo_help(host: str, port: int) -> None:
     click.echo(f"Demo shop loaded into {current_app.config['DATABASE']}")
     click.echo(f"API key (all scopes): {token}")
     click.echo("Try:")
-    for path in ("/me", "/customers", "/usage"):
+    for path in ("/me", "/customers", "/appointments", "/appointments/slots?date=2026-12-01", "/usage"):
         click.echo(f"  curl -s -H 'Authorization: Bearer {token}' {base}{path}")
     click.echo(f"  curl -s {base}/health")
 

@@ -14,6 +14,7 @@ from shop.platform.errors import ApiError
 
 ACTIVITIES = {
     "message.received": "shop.domain.conversations:receive_message",
+    "appointment.created": "shop.domain.appointments:book_from_activity",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
 }

@@ -10,7 +10,7 @@ from shop.db import write_transaction
 from shop.domain.keys import create_key
 from shop.domain.message_fixtures import load_conversation, load_suppression
 from shop.domain.webhooks import load_subscription
-from shop.models import Customer, Tenant, Ticket, User
+from shop.models import Appointment, Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
 
 
@@ -109,6 +109,11 @@ def _load_webhook_subscription(path: str, tenant_id: str, sub: dict, summary: di
         if sub.get(name) is not None:
             sub[name] = utc(sub[name])
     insert(path, load_subscription, tenant_id, sub, summary)
+def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dict) -> None:
+    for name in ("created_at", "updated_at", "cancelled_at"):
+        if appointment.get(name) is not None:
+            appointment[name] = utc(appointment[name])
+    insert(path, Appointment.create, tenant=tenant_id, **appointment)
 
 
 # (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
@@ -122,4 +127,5 @@ SECTION_LOADERS = (
     ("conversations", load_conversation),
     ("suppressions", load_suppression),
     ("webhook_subscriptions", _load_webhook_subscription),
+    ("appointments", _load_appointment),
 )

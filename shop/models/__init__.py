@@ -1,5 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
+from shop.models.appointments import Appointment
 from shop.models.events import Event
 from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
@@ -13,6 +14,7 @@ ALL_MODELS = (
     ApiKey,
     Customer,
     Ticket,
+    Appointment,
     Event,
     Conversation,
     Message,

@@ -96,7 +96,11 @@ def _after(order, values):
         beyond = field < values[i] if descending else field > values[i]
         equal_before = [order[j][0] == values[j] for j in range(i)]
         clauses.append(reduce(lambda a, b: a & b, equal_before + [beyond]))
-    return reduce(lambda a, b: a | b, clauses)
+    # implied by the OR below, but stated alone it lets the database seek the index to the cursor
+    # instead of scanning every row before it (deep pages then cost what the first page costs)
+    first, descending = order[0]
+    seek = first <= values[0] if descending else first >= values[0]
+    return seek & reduce(lambda a, b: a | b, clauses)
 
 
 def paginate(query, order, limit: int, cursor: str | None) -> Page:

@@ -1,0 +1,225 @@
+"""Appointment bodies, filters, the slot query, and what the appointment endpoints return."""
+
+import re
+from datetime import date
+
+import marshmallow as ma
+
+from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, Schema, list_schema
+from shop.models.appointments import STATUSES
+from shop.platform.errors import ApiError
+
+DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIME_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+MAX_DURATION_MINUTES = 1440
+
+
+def _code(code: str, **kwargs) -> dict:
+    return {"metadata": {"error_code": code}, **kwargs}
+
+
+class LocalDate(ma.fields.Field):
+    """A real calendar date written YYYY-MM-DD (2026-02-30 is refused)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str) or not DATE_PATTERN.match(value):
+            raise ma.ValidationError("Must be a date written YYYY-MM-DD.")
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise ma.ValidationError("Not a real calendar date.") from None
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value.isoformat() if isinstance(value, date) else value
+
+
+class LocalTime(ma.fields.String):
+    """A wall-clock time HH:MM, 24-hour (00:00 to 23:59)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str) or not TIME_PATTERN.match(value):
+            raise ma.ValidationError("Must be a time written HH:MM (00:00 to 23:59).")
+        return value
+
+
+class Duration(ma.fields.Field):
+    """Whole minutes, 1 to 1440: a JSON number, never a string, boolean or fraction."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ma.ValidationError("Must be a whole number of minutes.")
+        if not 1 <= value <= MAX_DURATION_MINUTES:
+            raise ma.ValidationError(f"Must be between 1 and {MAX_DURATION_MINUTES} minutes.")
+        return value
+
+
+class TicketRef(ma.fields.Field):
+    """A ticket id: a non-empty string, or a positive integer given as its digit string."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 1 <= value <= INT32_MAX:
+                raise ma.ValidationError(f"Must be a positive integer no larger than {INT32_MAX}.")
+            return str(value)
+        if not isinstance(value, str) or not 1 <= len(value) <= 255:
+            raise ma.ValidationError("Must be a ticket id: 1 to 255 characters or a positive integer.")
+        return value
+
+
+class QueryInt32(ma.fields.Field):
+    """A positive 32-bit integer written as plain digits in a query string."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str) or not value.isascii() or not value.isdigit() or len(value) > 10 \
+                or not 1 <= int(value) <= INT32_MAX:
+            raise ma.ValidationError(f"Must be a positive integer no larger than {INT32_MAX}.")
+        return int(value)
+
+
+def _text(max_length: int, required: bool = False, allow_none: bool = True, minimum: int = 0, **kwargs):
+    return ma.fields.String(required=required, allow_none=allow_none,
+                            validate=ma.validate.Length(min=minimum, max=max_length), **kwargs)
+
+
+def _email(**kwargs):
+    return ma.fields.String(allow_none=True, validate=[ma.validate.Length(max=320), ma.validate.Email()],
+                            **kwargs)
+
+
+class ScalarQuery(Schema):
+    """Query filters: a repeated or bracketed key is invalid_query before any filter's own code."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    @ma.pre_load
+    def refuse_arrays(self, data, **kwargs):
+        for key, value in data.items():
+            if isinstance(value, list) and key in self.fields:
+                raise ApiError(400, "invalid_query", f"{key} must be given once, as a plain value.",
+                               param=key)
+        return data
+
+
+class AppointmentQueryArgsSchema(ScalarQuery, PaginationArgsSchema):
+    date_from = LocalDate(**_code("invalid_date_from"))
+    date_to = LocalDate(**_code("invalid_date_to"))
+    status = ma.fields.String(validate=ma.validate.OneOf(STATUSES), **_code("invalid_status"))
+    location_id = QueryInt32(**_code("invalid_location_id"))
+    customer_email = ma.fields.String(validate=ma.validate.Length(min=1, max=320),
+                                      **_code("invalid_customer_email"))
+    ticket_id = ma.fields.String(validate=ma.validate.Length(min=1, max=255), **_code("invalid_ticket_id"))
+    tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+
+
+class SlotQueryArgsSchema(ScalarQuery):
+    date = LocalDate(required=True, **_code("invalid_date"))
+    service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
+    tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+
+
+class AppointmentCreateSchema(Schema):
+    customer_name = _text(255, required=True, allow_none=False, minimum=1)
+    customer_phone = _text(50, required=True, allow_none=False, minimum=1)
+    scheduled_date = LocalDate(required=True, **_code("invalid_scheduled_date"))
+    scheduled_time = LocalTime(required=True, **_code("invalid_scheduled_time"))
+    customer_email = _email()
+    service_description = _text(1000)
+    duration_minutes = Duration(load_default=30, **_code("invalid_duration_minutes"))
+    notes = _text(5000)
+    ticket_id = TicketRef(allow_none=True)
+
+
+class ActivityBookingSchema(AppointmentCreateSchema):
+    """In-app booking (dashboard or online booking): the create body plus who and where."""
+
+    tech_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40))
+    location_id = Int32(allow_none=True)
+    source = ma.fields.String(load_default="online_booking",
+                              validate=ma.validate.OneOf(("online_booking", "staff")))
+    status = ma.fields.String(validate=ma.validate.OneOf(("scheduled", "pending", "confirmed")))
+
+
+class AppointmentUpdateSchema(Schema):
+    customer_name = _text(255, allow_none=False, minimum=1)
+    customer_phone = _text(50, allow_none=False, minimum=1)
+    customer_email = _email()
+    service_description = _text(1000)
+    scheduled_date = LocalDate(**_code("invalid_scheduled_date"))
+    scheduled_time = LocalTime(**_code("invalid_scheduled_time"))
+    duration_minutes = Duration(**_code("invalid_duration_minutes"))
+    status = ma.fields.String(validate=ma.validate.OneOf(STATUSES), **_code("invalid_status"))
+    notes = _text(5000)
+    ticket_id = TicketRef(allow_none=True)
+
+    @ma.pre_load
+    def require_a_known_field(self, data, **kwargs):
+        if isinstance(data, dict) and not any(key in self.fields for key in data):
+            raise ApiError(400, "no_fields", "Send at least one appointment field to change.")
+        return data
+
+
+class AppointmentCancelSchema(Schema):
+    reason = _text(500)
+
+
+class NoBodySchema(Schema):
+    """complete and no_show take no fields (an empty JSON object is accepted)."""
+
+
+class LinkTicketSchema(Schema):
+    ticket_id = TicketRef(required=True, allow_none=False)
+
+
+class AppointmentSchema(Schema):
+    object = ma.fields.Constant("appointment")
+    id = ma.fields.Integer(metadata={"example": 200})
+    customer_name = ma.fields.String(metadata={"example": "Ann Lee"})
+    customer_phone = ma.fields.String(metadata={"example": "+15555550100"})
+    customer_email = ma.fields.String(allow_none=True)
+    service_description = ma.fields.String(allow_none=True)
+    scheduled_date = ma.fields.String(metadata={"example": "2026-12-01"})
+    scheduled_time = ma.fields.String(metadata={"example": "10:00"})
+    duration_minutes = ma.fields.Integer(metadata={"example": 30})
+    status = ma.fields.String(metadata={"example": "scheduled"})
+    ticket_id = ma.fields.String(allow_none=True)
+    tech_id = ma.fields.String(allow_none=True)
+    location_id = ma.fields.Integer(allow_none=True)
+    notes = ma.fields.String(allow_none=True)
+    source = ma.fields.String(allow_none=True)
+    cancelled_at = ma.fields.String(allow_none=True)
+    cancellation_reason = ma.fields.String(allow_none=True)
+    created_at = ma.fields.String()
+    updated_at = ma.fields.String(allow_none=True)
+
+
+class SlotSchema(Schema):
+    object = ma.fields.Constant("appointment_slot")
+    time = ma.fields.String(allow_none=True, metadata={"example": "09:30"})
+    available = ma.fields.Boolean()
+    remaining = ma.fields.Integer()
+
+
+class SlotServiceSchema(Schema):
+    id = ma.fields.String()
+    minutes = ma.fields.Integer(allow_none=True)
+
+
+class SlotTechSchema(Schema):
+    id = ma.fields.String()
+
+
+class SlotListSchema(list_schema(SlotSchema, "SlotListBase")):
+    """The day's slots plus `closed`, the advisory flags and the service/tech echoes."""
+
+    closed = ma.fields.Boolean()
+    disabled = ma.fields.Boolean()
+    too_far_ahead = ma.fields.Boolean()
+    max_days = ma.fields.Integer()
+    unknown_tech = ma.fields.Boolean()
+    tech_off = ma.fields.Boolean()
+    service = ma.fields.Nested(SlotServiceSchema)
+    tech = ma.fields.Nested(SlotTechSchema)
+
+
+AppointmentListSchema = list_schema(AppointmentSchema, "AppointmentListSchema")

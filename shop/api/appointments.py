@@ -1,0 +1,121 @@
+"""The appointment endpoints: list, slots, retrieve, create, patch, cancel, complete, no_show, link_ticket."""
+
+from functools import wraps
+
+from flask import g
+from flask.views import MethodView
+
+from schemas.appointments import (
+    AppointmentCancelSchema,
+    AppointmentCreateSchema,
+    AppointmentListSchema,
+    AppointmentQueryArgsSchema,
+    AppointmentSchema,
+    AppointmentUpdateSchema,
+    LinkTicketSchema,
+    NoBodySchema,
+    SlotListSchema,
+    SlotQueryArgsSchema,
+)
+from shop.domain import appointments as domain
+from shop.domain.slots import list_slots
+from shop.platform.ids import parse_id
+from shop.platform.smorest import Blueprint
+
+blp = Blueprint("appointments", __name__, description="Appointments and bookable slots")
+
+
+def id_first(view):
+    """Parse the path id before the body, so a bad id is invalid_id whatever the body holds."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        kwargs["id"] = parse_id(kwargs["id"])
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+@blp.route("/appointments")
+class AppointmentViews(MethodView):
+    @blp.arguments(AppointmentQueryArgsSchema, location="query")
+    @blp.response(200, AppointmentListSchema)
+    @blp.scope("appointments.read")
+    def get(self, args):
+        """List appointments, latest scheduled_date first."""
+        return domain.list_appointments(g.tenant.id, args)
+
+    @blp.arguments(AppointmentCreateSchema)
+    @blp.response(201, AppointmentSchema)
+    @blp.scope("appointments.write")
+    def post(self, body):
+        """Book an appointment."""
+        return domain.appointment_dto(domain.create_appointment(g.tenant.id, body))
+
+
+# registered before /appointments/<id> so "slots" is never read as an id
+@blp.route("/appointments/slots")
+@blp.arguments(SlotQueryArgsSchema, location="query")
+@blp.response(200, SlotListSchema)
+@blp.scope("appointments.read")
+def slots(args):
+    """Bookable slots of one day."""
+    return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"))
+
+
+@blp.route("/appointments/<id>")
+class AppointmentByIdViews(MethodView):
+    @id_first
+    @blp.response(200, AppointmentSchema)
+    @blp.scope("appointments.read")
+    def get(self, id):
+        """Retrieve an appointment."""
+        return domain.appointment_dto(domain.find_appointment(g.tenant.id, id))
+
+    @id_first
+    @blp.arguments(AppointmentUpdateSchema)
+    @blp.response(200, AppointmentSchema)
+    @blp.scope("appointments.write")
+    def patch(self, changes, id):
+        """Change fields, reschedule, link or unlink a ticket, or move the status."""
+        return domain.appointment_dto(domain.update_appointment(g.tenant.id, id, changes))
+
+
+@blp.route("/appointments/<id>/cancel", methods=["POST"])
+@id_first
+@blp.arguments(AppointmentCancelSchema)
+@blp.response(200, AppointmentSchema)
+@blp.scope("appointments.write")
+def cancel(body, id):
+    """Cancel an appointment (once)."""
+    return domain.appointment_dto(domain.cancel_appointment(g.tenant.id, id, body.get("reason")))
+
+
+@blp.route("/appointments/<id>/complete", methods=["POST"])
+@id_first
+@blp.arguments(NoBodySchema)
+@blp.response(200, AppointmentSchema)
+@blp.scope("appointments.write")
+def complete(body, id):
+    """Mark an appointment completed."""
+    return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "completed"))
+
+
+@blp.route("/appointments/<id>/no_show", methods=["POST"])
+@id_first
+@blp.arguments(NoBodySchema)
+@blp.response(200, AppointmentSchema)
+@blp.scope("appointments.write")
+def no_show(body, id):
+    """Mark an appointment as a no-show."""
+    return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "no_show"))
+
+
+@blp.route("/appointments/<id>/link_ticket", methods=["POST"])
+@id_first
+@blp.arguments(LinkTicketSchema)
+@blp.response(200, AppointmentSchema)
+@blp.scope("appointments.write")
+def link_ticket(body, id):
+    """Link the appointment to a repair ticket."""
+    return domain.appointment_dto(domain.link_ticket(g.tenant.id, id, body["ticket_id"]))

@@ -1,0 +1,48 @@
+"""Appointments: dates and times are the shop's local wall clock, timestamps are UTC."""
+
+from peewee import AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
+
+from shop import clock
+from shop.models.base import BaseModel, UTCDateTimeField
+from shop.models.tenancy import Tenant
+
+STATUSES = ("scheduled", "pending", "confirmed", "checked_in", "completed", "no_show", "cancelled")
+TERMINAL_STATUSES = ("completed", "no_show", "cancelled")
+
+
+class Appointment(BaseModel):
+    id = AutoField()
+    tenant = ForeignKeyField(Tenant, backref="appointments", on_delete="CASCADE")
+    customer_name = CharField(max_length=255)
+    customer_phone = CharField(max_length=50)
+    customer_email = CharField(max_length=320, null=True)
+    # the email lowercased, so the case-insensitive filter is an indexed equality
+    email_key = CharField(max_length=320, null=True)
+    service_description = TextField(null=True)
+    scheduled_date = DateField()
+    scheduled_time = CharField(max_length=5)  # HH:MM, so text order is time order
+    duration_minutes = IntegerField(default=30)
+    status = CharField(max_length=16, default="scheduled")
+    ticket_id = CharField(max_length=255, null=True)
+    tech_id = CharField(max_length=40, null=True)
+    location_id = IntegerField(null=True)
+    notes = TextField(null=True)
+    source = CharField(max_length=32, null=True)
+    cancelled_at = UTCDateTimeField(null=True)
+    cancellation_reason = TextField(null=True)
+    created_at = UTCDateTimeField(default=clock.now)
+    updated_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        # the list order (keyset pages) and the slot computation's one-day lookup; the two
+        # selective filters get the same order behind their column, so a rare ticket or email is
+        # read straight from its index in page order instead of scanning the tenant's appointments
+        indexes = (
+            (("tenant", "scheduled_date", "scheduled_time", "id"), False),
+            (("tenant", "ticket_id", "scheduled_date", "scheduled_time", "id"), False),
+            (("tenant", "email_key", "scheduled_date", "scheduled_time", "id"), False),
+        )
+
+    def save(self, *args, **kwargs):
+        self.email_key = self.customer_email.lower() if self.customer_email else None
+        return super().save(*args, **kwargs)
