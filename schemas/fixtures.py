@@ -5,6 +5,7 @@ import zoneinfo
 import marshmallow as ma
 
 from schemas.common import Schema
+from schemas.notifications import NotificationFixture
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
@@ -66,6 +67,7 @@ class TenantFixture(Schema):
     api_keys = ma.fields.List(ma.fields.Nested(ApiKeyFixture), load_default=list)
     customers = ma.fields.List(ma.fields.Nested(CustomerFixture), load_default=list)
     tickets = ma.fields.List(ma.fields.Nested(TicketFixture), load_default=list)
+    notifications = ma.fields.List(ma.fields.Nested(NotificationFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
     booking = ma.fields.Dict(allow_none=True)

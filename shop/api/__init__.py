@@ -1,8 +1,8 @@
 """One blueprint per resource; MODULES is the tuple the API registers."""
 
-from shop.api import customers, discovery, identity, usage
+from shop.api import customers, discovery, identity, notifications, usage
 
-MODULES = (discovery, identity, customers, usage)
+MODULES = (discovery, identity, customers, usage, notifications)
 
 
 def register_blueprints(api) -> None:

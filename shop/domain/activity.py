@@ -15,6 +15,7 @@ from shop.platform.errors import ApiError
 ACTIVITIES = {
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
+    "notification": "shop.domain.notifications:notification_activity",
 }
 
 

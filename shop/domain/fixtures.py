@@ -6,8 +6,10 @@ import marshmallow as ma
 from peewee import IntegrityError
 
 from schemas.fixtures import FixtureFile
+from shop import clock
 from shop.db import write_transaction
 from shop.domain.keys import create_key
+from shop.domain.notifications import create_notification
 from shop.models import Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
 
@@ -102,6 +104,21 @@ def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None
     insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
 
 
+def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:
+    stored = {key: item.pop(key) for key in ("id", "read", "archived", "archived_at", "created_at")
+              if key in item}
+    for key in ("archived_at", "created_at"):
+        if key in stored:
+            stored[key] = utc(stored[key])
+    if stored.get("archived"):
+        # an archived row was dismissed, which reads it (as the archive endpoint does)
+        stored.setdefault("read", True)
+        stored["archived_at"] = stored.get("archived_at") or stored.get("created_at") or clock.now()
+    elif stored.get("archived_at") is not None:
+        raise FixtureError(f"{path}.archived_at", "only an archived notification has archived_at.")
+    insert(path, create_notification, tenant_id, item, **stored)
+
+
 # (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
 # records of the sections before it. A resource adds its section here and its schema in
 # schemas/fixtures.py.
@@ -110,4 +127,5 @@ SECTION_LOADERS = (
     ("api_keys", _load_api_key),
     ("customers", _load_customer),
     ("tickets", _load_ticket),
+    ("notifications", _load_notification),
 )

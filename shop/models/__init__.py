@@ -1,6 +1,7 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
 from shop.models.events import Event
+from shop.models.inbox import Notification
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
@@ -11,6 +12,7 @@ ALL_MODELS = (
     ApiKey,
     Customer,
     Ticket,
+    Notification,
     Event,
     RateBucket,
     AuthFailure,
