@@ -9,6 +9,7 @@ from peewee import SQL, fn
 
 from schemas.notifications import NotificationInputSchema
 from shop import clock
+from shop.db import write_transaction
 from shop.domain.tickets import visible_tickets
 from shop.models import Notification, Ticket, User
 from shop.platform.errors import ApiError
@@ -108,7 +109,14 @@ def _writable(tenant_id: str, notification_id: int) -> Notification:
 
 def set_flags(tenant_id: str, notification_id: int, action: str) -> dict:
     """read, unread, archive or unarchive one global notification; repeating one changes nothing."""
-    row = _writable(tenant_id, notification_id)
+    with write_transaction():
+        row = _writable(tenant_id, notification_id)
+        _apply(row, action)
+        row.save(only=[Notification.read, Notification.archived, Notification.archived_at])
+    return notification_dto(row)
+
+
+def _apply(row: Notification, action: str) -> None:
     if action == "read":
         row.read = True
     elif action == "unread":
@@ -120,8 +128,6 @@ def set_flags(tenant_id: str, notification_id: int, action: str) -> dict:
     elif action == "unarchive":
         # back to the active inbox as it left it: read (see docs/decisions.md)
         row.archived, row.archived_at = False, None
-    row.save()
-    return notification_dto(row)
 
 
 def archive_read(tenant_id: str, include_unread: bool) -> dict:
@@ -130,8 +136,9 @@ def archive_read(tenant_id: str, include_unread: bool) -> dict:
     if not include_unread:
         targets = targets.where(Notification.read == True)  # noqa: E712
     ids = targets.select(Notification.id)
-    archived = (Notification.update(archived=True, archived_at=clock.now(), read=True)
-                .where(Notification.id.in_(ids)).execute())
+    with write_transaction():
+        archived = (Notification.update(archived=True, archived_at=clock.now(), read=True)
+                    .where(Notification.id.in_(ids)).execute())
     return {"object": "notification_archive_result", "scope": "global", "cleared_all": include_unread,
             "archived_count": archived}
 
