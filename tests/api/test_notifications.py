@@ -426,3 +426,16 @@ def test_unknown_query_parameters_are_ignored(client, shop):
 
 def test_an_empty_json_object_body_is_accepted(client, shop):
     assert client.post(f"{BASE}/50/read", json={}, headers=shop).status_code == 200
+
+
+def test_the_demo_shop_fills_the_inbox(client):
+    from importlib import resources
+
+    from shop.domain.fixtures import load_fixture
+
+    load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
+    headers = auth_headers("sk_test_acme_demo_0001")
+    assert ids(client.get(BASE, headers=headers)) == [55, 52, 50]  # 53: hidden ticket 1003; 54: archived
+    assert ids(client.get(f"{BASE}?archived=true", headers=headers)) == [54]
+    assert client.get(f"{BASE}/count", headers=headers).get_json()["unread"] == 2
+    assert ids(client.get(f"{BASE}?scope=user&user_email=sam@acme.test", headers=headers)) == [51]
