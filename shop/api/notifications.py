@@ -41,7 +41,7 @@ def count_notifications(args):
 
 @blp.route("/notifications/archive-read", methods=["POST"])
 @blp.arguments(ArchiveReadArgsSchema, location="query")
-@blp.arguments(NoBodySchema, location="json")
+@blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationArchiveResultSchema)
 @blp.scope("notifications.write")
 def archive_read(args, _body):
@@ -61,7 +61,7 @@ def get_notification(args, id):
 
 
 @blp.route("/notifications/<id>/read", methods=["POST"])
-@blp.arguments(NoBodySchema, location="json")
+@blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
 def read_notification(_body, id):
@@ -70,7 +70,7 @@ def read_notification(_body, id):
 
 
 @blp.route("/notifications/<id>/unread", methods=["POST"])
-@blp.arguments(NoBodySchema, location="json")
+@blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
 def unread_notification(_body, id):
@@ -79,7 +79,7 @@ def unread_notification(_body, id):
 
 
 @blp.route("/notifications/<id>/archive", methods=["POST"])
-@blp.arguments(NoBodySchema, location="json")
+@blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
 def archive_notification(_body, id):
@@ -88,7 +88,7 @@ def archive_notification(_body, id):
 
 
 @blp.route("/notifications/<id>/unarchive", methods=["POST"])
-@blp.arguments(NoBodySchema, location="json")
+@blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
 def unarchive_notification(_body, id):
