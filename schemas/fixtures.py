@@ -6,6 +6,7 @@ import zoneinfo
 import marshmallow as ma
 
 from schemas.common import Schema
+from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
 from shop.domain.webhooks import API_VERSIONS
 from shop.models.appointments import STATUSES
@@ -199,6 +200,7 @@ class TenantFixture(Schema):
     conversations = ma.fields.List(ma.fields.Nested(ConversationFixture), load_default=list)
     suppressions = ma.fields.List(ma.fields.Nested(SuppressionFixture), load_default=list)
     webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
+    notifications = ma.fields.List(ma.fields.Nested(NotificationFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
                                              validate=ma.validate.Range(min=1))
     booking = ma.fields.Nested(BookingFixture, allow_none=True)

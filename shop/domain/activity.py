@@ -17,6 +17,7 @@ ACTIVITIES = {
     "appointment.created": "shop.domain.appointments:book_from_activity",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
+    "notification": "shop.domain.notifications:notification_activity",
 }
 
 

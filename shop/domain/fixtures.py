@@ -6,9 +6,11 @@ import marshmallow as ma
 from peewee import IntegrityError
 
 from schemas.fixtures import FixtureFile
+from shop import clock
 from shop.db import write_transaction
 from shop.domain.keys import create_key
 from shop.domain.message_fixtures import load_conversation, load_suppression
+from shop.domain.notifications import create_notification
 from shop.domain.webhooks import load_subscription
 from shop.models import Appointment, Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
@@ -109,11 +111,28 @@ def _load_webhook_subscription(path: str, tenant_id: str, sub: dict, summary: di
         if sub.get(name) is not None:
             sub[name] = utc(sub[name])
     insert(path, load_subscription, tenant_id, sub, summary)
+
+
 def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dict) -> None:
     for name in ("created_at", "updated_at", "cancelled_at"):
         if appointment.get(name) is not None:
             appointment[name] = utc(appointment[name])
     insert(path, Appointment.create, tenant=tenant_id, **appointment)
+
+
+def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:
+    stored = {key: item.pop(key) for key in ("id", "read", "archived", "archived_at", "created_at")
+              if key in item}
+    for key in ("archived_at", "created_at"):
+        if key in stored:
+            stored[key] = utc(stored[key])
+    if stored.get("archived"):
+        # an archived row was dismissed, which reads it (as the archive endpoint does)
+        stored.setdefault("read", True)
+        stored["archived_at"] = stored.get("archived_at") or stored.get("created_at") or clock.now()
+    elif stored.get("archived_at") is not None:
+        raise FixtureError(f"{path}.archived_at", "only an archived notification has archived_at.")
+    insert(path, create_notification, tenant_id, item, **stored)
 
 
 # (fixture key, loader(path, tenant_id, item, summary)) in load order: a section may refer to
@@ -128,4 +147,5 @@ SECTION_LOADERS = (
     ("suppressions", load_suppression),
     ("webhook_subscriptions", _load_webhook_subscription),
     ("appointments", _load_appointment),
+    ("notifications", _load_notification),
 )

@@ -2,6 +2,7 @@
 
 from shop.models.appointments import Appointment
 from shop.models.events import Event
+from shop.models.inbox import Notification
 from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
@@ -15,6 +16,7 @@ ALL_MODELS = (
     Customer,
     Ticket,
     Appointment,
+    Notification,
     Event,
     Conversation,
     Message,

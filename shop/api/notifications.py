@@ -1,0 +1,96 @@
+"""The in-app notification inbox: list, count, retrieve, and the read/archive flags."""
+
+from flask import g
+from werkzeug.exceptions import MethodNotAllowed
+
+from schemas.notifications import (
+    ArchiveReadArgsSchema,
+    NoBodySchema,
+    NotificationArchiveResultSchema,
+    NotificationCountSchema,
+    NotificationListSchema,
+    NotificationQueryArgsSchema,
+    NotificationSchema,
+    NotificationScopeArgsSchema,
+)
+from shop.domain import notifications as inbox
+from shop.platform.ids import parse_id
+from shop.platform.smorest import Blueprint
+
+blp = Blueprint("notifications", __name__, description="In-app notifications")
+
+
+@blp.route("/notifications", methods=["GET"])
+@blp.arguments(NotificationQueryArgsSchema, location="query")
+@blp.response(200, NotificationListSchema)
+@blp.scope("notifications.read")
+def list_notifications(args):
+    """List the active inbox (or the archive), newest first."""
+    return inbox.list_notifications(g.tenant.id, args)
+
+
+# count and archive-read are routed before <id> so that neither is read as an id
+@blp.route("/notifications/count", methods=["GET"])
+@blp.arguments(NotificationScopeArgsSchema, location="query")
+@blp.response(200, NotificationCountSchema)
+@blp.scope("notifications.read")
+def count_notifications(args):
+    """Count the unread notifications of the active inbox."""
+    return inbox.count_unread(g.tenant.id, args["scope"], args["user_email"])
+
+
+@blp.route("/notifications/archive-read", methods=["POST"])
+@blp.arguments(ArchiveReadArgsSchema, location="query")
+@blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, NotificationArchiveResultSchema)
+@blp.scope("notifications.write")
+def archive_read(args, _body):
+    """Archive the read global notifications (every one with all=true)."""
+    return inbox.archive_read(g.tenant.id, args["all"])
+
+
+@blp.route("/notifications/<id>", methods=["GET"])
+@blp.arguments(NotificationScopeArgsSchema, location="query")
+@blp.response(200, NotificationSchema)
+@blp.scope("notifications.read")
+def get_notification(args, id):
+    """Retrieve a notification."""
+    if id == "archive-read":  # the POST-only route's path also matches <id>: answer as routing would
+        raise MethodNotAllowed(valid_methods=["POST"])
+    return inbox.get_notification(g.tenant.id, parse_id(id), args["scope"], args["user_email"])
+
+
+@blp.route("/notifications/<id>/read", methods=["POST"])
+@blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, NotificationSchema)
+@blp.scope("notifications.write")
+def read_notification(_body, id):
+    """Mark a notification read."""
+    return inbox.set_flags(g.tenant.id, parse_id(id), "read")
+
+
+@blp.route("/notifications/<id>/unread", methods=["POST"])
+@blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, NotificationSchema)
+@blp.scope("notifications.write")
+def unread_notification(_body, id):
+    """Mark a notification unread."""
+    return inbox.set_flags(g.tenant.id, parse_id(id), "unread")
+
+
+@blp.route("/notifications/<id>/archive", methods=["POST"])
+@blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, NotificationSchema)
+@blp.scope("notifications.write")
+def archive_notification(_body, id):
+    """Archive a notification (it is read from then on)."""
+    return inbox.set_flags(g.tenant.id, parse_id(id), "archive")
+
+
+@blp.route("/notifications/<id>/unarchive", methods=["POST"])
+@blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, NotificationSchema)
+@blp.scope("notifications.write")
+def unarchive_notification(_body, id):
+    """Return a notification to the active inbox."""
+    return inbox.set_flags(g.tenant.id, parse_id(id), "unarchive")
