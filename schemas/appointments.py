@@ -163,10 +163,6 @@ class AppointmentCancelSchema(Schema):
     reason = _text(500)
 
 
-class NoBodySchema(Schema):
-    """complete and no_show take no fields (an empty JSON object is accepted)."""
-
-
 class LinkTicketSchema(Schema):
     ticket_id = TicketRef(required=True, allow_none=False)
 

@@ -43,6 +43,10 @@ class QueryBool(ma.fields.Boolean):
         raise self.make_error("invalid")
 
 
+class NoBodySchema(Schema):
+    """For writes that take no fields: no body or `{}`; any field sent is refused, not ignored."""
+
+
 class ErrorDetailSchema(Schema):
     type = ma.fields.String(metadata={"example": "invalid_request_error"})
     code = ma.fields.String(metadata={"example": "invalid_field"})

@@ -59,10 +59,6 @@ class ArchiveReadArgsSchema(Schema):
     all = QueryBool(load_default=False, metadata={"description": "Also archive unread notifications."})
 
 
-class NoBodySchema(Schema):
-    """The flag endpoints take no body fields: anything sent is refused rather than ignored."""
-
-
 class NotificationInputSchema(Schema):
     """A notification as in-app activity or a fixture creates it."""
 

@@ -13,10 +13,10 @@ from schemas.appointments import (
     AppointmentSchema,
     AppointmentUpdateSchema,
     LinkTicketSchema,
-    NoBodySchema,
     SlotListSchema,
     SlotQueryArgsSchema,
 )
+from schemas.common import NoBodySchema
 from shop.domain import appointments as domain
 from shop.domain.slots import list_slots
 from shop.platform.ids import parse_id

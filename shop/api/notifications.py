@@ -3,9 +3,9 @@
 from flask import g
 from werkzeug.exceptions import MethodNotAllowed
 
+from schemas.common import NoBodySchema
 from schemas.notifications import (
     ArchiveReadArgsSchema,
-    NoBodySchema,
     NotificationArchiveResultSchema,
     NotificationCountSchema,
     NotificationListSchema,
