@@ -8,11 +8,31 @@ so this registry imports nothing.
 
 from importlib import import_module
 
+import marshmallow as ma
+
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 ACTIVITIES = {
+    "customer.created": "shop.domain.customers:create_customer",
+    "customer.updated": "shop.domain.customers:update_customer",
+    "ticket.created": "shop.domain.tickets:create_ticket",
+    "ticket.updated": "shop.domain.tickets:update_ticket",
+    "ticket.status_changed": "shop.domain.tickets:change_ticket_status",
+    "invoice.created": "shop.domain.invoices:create_invoice",
+    "invoice.sent": "shop.domain.invoices:send_invoice",
+    "invoice.paid": "shop.domain.invoices:mark_invoice_paid",
+    "invoice.voided": "shop.domain.invoices:void_invoice",
+    "invoice.refunded": "shop.domain.invoices:refund_invoice",
+    "estimate.sent": "shop.domain.estimates:send_estimate",
+    "estimate.approved": "shop.domain.estimates:approve_estimate",
+    "estimate.declined": "shop.domain.estimates:decline_estimate",
+    "payment.recorded": "shop.domain.invoices:record_payment",
+    "payment.refunded": "shop.domain.invoices:refund_payment",
+    "lead.created": "shop.domain.leads:create_lead",
+    "lead.updated": "shop.domain.leads:update_lead",
+    "lead.converted": "shop.domain.leads:convert_lead",
     "message.received": "shop.domain.conversations:receive_message",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
     "ticket.deleted": "shop.domain.tickets:delete_ticket",
@@ -32,3 +52,33 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
     module, function = target.split(":")
     with write_transaction():
         return getattr(import_module(module), function)(tenant_id, data)
+
+
+def parse_data(schema, data: dict) -> dict:
+    """The activity's --data loaded by its schema; the first failure is a 400 naming the key."""
+    from shop.platform.validation import validation_error
+
+    try:
+        return schema().load(data)
+    except ma.ValidationError as error:
+        raise validation_error({"json": error.messages}, schema()) from None
+
+
+def observed(dto: dict) -> dict:
+    """An event payload of in-app activity: the DTO marked `source_kind: observed`."""
+    return {**dto, "source_kind": "observed"}
+
+
+def not_found(kind: str, record_id, param: str = "id") -> ApiError:
+    """The refusal for a record that is missing, another tenant's, or hidden from the public surface."""
+    return ApiError(404, "not_found", f"No {kind} {record_id}.", param=param)
+
+
+def taken(kind: str, record_id) -> ApiError:
+    """The refusal for a create that names an id already in use (ids are unique across tenants)."""
+    return ApiError(409, "conflict", f"A {kind} with id {record_id} already exists.", param="id")
+
+
+def unprocessable(message: str, param: str | None = None) -> ApiError:
+    """The refusal for a change the record's state does not allow."""
+    return ApiError(422, "unprocessable", message, param=param)

@@ -9,6 +9,7 @@ from schemas.fixtures import FixtureFile
 from shop.db import write_transaction
 from shop.domain.keys import create_key
 from shop.domain.message_fixtures import load_conversation, load_suppression
+from shop.domain.record_fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
 from shop.domain.webhooks import load_subscription
 from shop.models import Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
@@ -121,5 +122,10 @@ SECTION_LOADERS = (
     ("tickets", _load_ticket),
     ("conversations", load_conversation),
     ("suppressions", load_suppression),
+    ("invoices", load_invoice),
+    ("estimates", load_estimate),
+    ("payments", load_payment),
+    ("refunds", load_refund),
+    ("leads", load_lead),
     ("webhook_subscriptions", _load_webhook_subscription),
 )

@@ -1,6 +1,8 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
+from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.events import Event
+from shop.models.leads import Lead
 from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
@@ -13,6 +15,11 @@ ALL_MODELS = (
     ApiKey,
     Customer,
     Ticket,
+    Invoice,
+    Estimate,
+    Payment,
+    Refund,
+    Lead,
     Event,
     Conversation,
     Message,
