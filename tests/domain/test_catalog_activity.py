@@ -353,3 +353,27 @@ def test_every_kind_is_registered_and_marks_its_events_observed(records, runner)
         activity(runner, kind, data)
     assert {t for t, _ in events()} == {k for k, _ in samples}
     assert all(data["source_kind"] == "observed" for _, data in events())
+
+
+def test_ticket_updated_moves_the_ticket_to_another_customer(records, runner):
+    record = activity(runner, "ticket.updated", {"id": "1001", "customer_id": 2})
+    assert Ticket.get_by_id(1001).customer_id == 2 and record["customer_id"] == "2"
+    assert [t for t, _ in events()] == ["ticket.updated"]
+
+
+def test_a_resend_is_a_new_event(records, runner):
+    for _ in range(2):
+        activity(runner, "invoice.sent", {"id": 3001})
+        activity(runner, "estimate.sent", {"id": 5001})
+    assert [t for t, _ in events()] == ["invoice.sent", "estimate.sent"] * 2
+
+
+def test_paid_and_void_invoices_are_not_sent_or_paid_again(records, runner):
+    activity(runner, "invoice.paid", {"id": 3001})
+    activity(runner, "invoice.voided", {"id": 3002})
+    before = snapshot()
+    for kind, invoice_id in (("invoice.sent", 3001), ("invoice.paid", 3001), ("invoice.sent", 3002),
+                             ("invoice.paid", 3002), ("invoice.voided", 3002)):
+        result = activity(runner, kind, {"id": invoice_id})
+        assert result.exit_code != 0, kind
+    assert snapshot() == before
