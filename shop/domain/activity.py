@@ -13,6 +13,7 @@ import marshmallow as ma
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
+from shop.platform.validation import _surrogate_path, validation_error
 
 ACTIVITIES = {
     "customer.created": "shop.domain.customers:create_customer",
@@ -47,6 +48,10 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", f"Unknown activity {kind!r}; known: {known}.", param="kind")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
+    bad = _surrogate_path(data)
+    if bad is not None:  # SQLite cannot store it: refuse as a request body would be
+        raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
+                       param=bad)
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     module, function = target.split(":")
@@ -56,8 +61,6 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
 
 def parse_data(schema, data: dict) -> dict:
     """The activity's --data loaded by its schema; the first failure is a 400 naming the key."""
-    from shop.platform.validation import validation_error
-
     try:
         return schema().load(data)
     except ma.ValidationError as error:

@@ -111,6 +111,7 @@ BAD_DATA = [
     ("estimate.sent", {"total": 100}, "missing_field", "ticket_id"),
     ("lead.updated", {"id": 6001, "status": "converted"}, "invalid_field", "status"),
     ("lead.created", {"phone": 5555550100}, "invalid_field", "phone"),
+    ("customer.created", {"display_name": "Ann \ud800"}, "invalid_field", "display_name"),
 ]
 BAD_DATA_IDS = ["id a boolean", "id not digits", "id zero", "id beyond 32 bits", "id a float",
                 "status missing", "status a number", "status empty", "changed_by empty", "changed_by null",
@@ -121,7 +122,8 @@ BAD_DATA_IDS = ["id a boolean", "id not digits", "id zero", "id beyond 32 bits",
                 "a card number is refused, never stored", "refund amount a string", "decline_reason over 500",
                 "decline_reason a number", "approved_by a list", "an unknown signature key",
                 "total when sending an existing estimate", "new estimate without ticket",
-                "lead status converted by update", "phone a number"]
+                "lead status converted by update", "phone a number",
+                "text SQLite cannot store (a lone surrogate)"]
 
 STATE = [
     ("invoice.voided", {"id": 3001}, 422, "unprocessable", None),
