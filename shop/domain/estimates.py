@@ -4,6 +4,7 @@ from schemas.activity import EstimateApproved, EstimateDeclined, EstimateSent
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, unprocessable
 from shop.domain.events import emit
+from shop.domain.records import str_id
 from shop.domain.tickets import activity_ticket
 from shop.models import Estimate
 from shop.platform.errors import ApiError
@@ -18,7 +19,7 @@ def estimate_dto(estimate: Estimate) -> dict:
         "id": str(estimate.id),
         "number": estimate.number,
         "ticket_id": str(estimate.ticket_id),
-        "customer_id": None if estimate.customer_id is None else str(estimate.customer_id),
+        "customer_id": str_id(estimate.customer_id),
         "status": estimate.status,
         "currency": estimate.currency,
         "total": estimate.total,

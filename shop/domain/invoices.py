@@ -14,12 +14,9 @@ from schemas.activity import (
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, taken, unprocessable
 from shop.domain.events import emit
+from shop.domain.records import str_id
 from shop.domain.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
-
-
-def _str_id(value) -> str | None:
-    return None if value is None else str(value)
 
 
 def amount_paid(invoice_id: int) -> int:
@@ -34,28 +31,21 @@ def amount_refunded(payment_ids) -> int:
     return Refund.select(total).where(Refund.payment.in_(payment_ids)).scalar()
 
 
-def _paid(invoice: Invoice) -> int:
-    return amount_paid(invoice.id)
-
-
-def _refunded(payments) -> int:
-    return amount_refunded(payments)
-
 
 def invoice_dto(invoice: Invoice) -> dict:
     """The invoice as invoice.* events carry it; amounts in the currency's minor unit."""
-    paid = _paid(invoice)
+    paid = amount_paid(invoice.id)
     return {
         "object": "invoice",
         "id": str(invoice.id),
         "number": invoice.number,
-        "customer_id": _str_id(invoice.customer_id),
-        "ticket_id": _str_id(invoice.ticket_id),
+        "customer_id": str_id(invoice.customer_id),
+        "ticket_id": str_id(invoice.ticket_id),
         "status": invoice.status,
         "currency": invoice.currency,
         "total": invoice.total,
         "amount_paid": paid,
-        "amount_refunded": _refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id)),
+        "amount_refunded": amount_refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id)),
         "amount_due": max(invoice.total - paid, 0),
         "sent_at": clock.isoformat(invoice.sent_at),
         "paid_at": clock.isoformat(invoice.paid_at),
@@ -68,13 +58,13 @@ def invoice_dto(invoice: Invoice) -> dict:
 
 def payment_dto(payment: Payment) -> dict:
     """The payment as payment.recorded carries it (no card data is ever stored)."""
-    refunded = _refunded([payment.id])
+    refunded = amount_refunded([payment.id])
     status = "refunded" if refunded >= payment.amount else "partially_refunded" if refunded else "succeeded"
     return {
         "object": "payment",
         "id": str(payment.id),
         "invoice_id": str(payment.invoice_id),
-        "customer_id": _str_id(payment.invoice.customer_id),
+        "customer_id": str_id(payment.invoice.customer_id),
         "amount": payment.amount,
         "amount_refunded": refunded,
         "currency": payment.invoice.currency,
@@ -156,7 +146,7 @@ def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
     fields = parse_data(InvoicePaid, data)
     invoice = find_invoice(tenant_id, fields["id"])
     _check_payable(invoice)
-    due = invoice.total - _paid(invoice)
+    due = invoice.total - amount_paid(invoice.id)
     if due > 0:
         _new_payment(tenant_id, invoice, {"amount": due, "method": fields["method"]})
     else:
@@ -177,7 +167,7 @@ def _settle(tenant_id: str, invoice: Invoice) -> None:
 
 def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
     """Record a payment (payment.recorded); the one that covers the total also pays the invoice."""
-    due = invoice.total - _paid(invoice)
+    due = invoice.total - amount_paid(invoice.id)
     if fields["amount"] > due:
         raise unprocessable(f"amount {fields['amount']} exceeds the {due} due on invoice {invoice.id}.",
                             param="amount")
@@ -202,14 +192,14 @@ def void_invoice(tenant_id: str, data: dict) -> dict:
     """In-app activity: an unpaid invoice is voided (one with payments must be refunded instead)."""
     fields = parse_data(InvoiceVoided, data)
     invoice = find_invoice(tenant_id, fields["id"])
-    if invoice.status in ("paid", "void") or _paid(invoice):
+    if invoice.status in ("paid", "void") or amount_paid(invoice.id):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status} or has payments; it cannot be voided.")
     _touch(invoice, status="void", voided_at=clock.now(), void_reason=fields.get("reason"))
     return _emit_invoice(tenant_id, "invoice.voided", invoice)
 
 
 def _refundable(payment: Payment) -> int:
-    return payment.amount - _refunded([payment.id])
+    return payment.amount - amount_refunded([payment.id])
 
 
 def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | None, refund_id=None) -> Refund:

@@ -5,13 +5,9 @@ from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, taken, unprocessable
 from shop.domain.customers import find_customer, new_customer
 from shop.domain.events import emit
-from shop.domain.records import apply_changes
+from shop.domain.records import apply_changes, str_id
 from shop.domain.tickets import activity_ticket, new_ticket
 from shop.models import Lead
-
-
-def _str_id(value) -> str | None:
-    return None if value is None else str(value)
 
 
 def lead_dto(lead: Lead) -> dict:
@@ -24,8 +20,8 @@ def lead_dto(lead: Lead) -> dict:
         "phone": lead.phone,
         "source": lead.source,
         "status": lead.status,
-        "customer_id": _str_id(lead.customer_id),
-        "converted_ticket_id": _str_id(lead.converted_ticket_id),
+        "customer_id": str_id(lead.customer_id),
+        "converted_ticket_id": str_id(lead.converted_ticket_id),
         "converted_at": clock.isoformat(lead.converted_at),
         "created_at": clock.isoformat(lead.created_at),
         "updated_at": clock.isoformat(lead.updated_at),

@@ -13,3 +13,8 @@ def apply_changes(record, fields: dict) -> bool:
     record.updated_at = clock.now()
     record.save()
     return True
+
+
+def str_id(value) -> str | None:
+    """An id as events carry it: a string, or null."""
+    return None if value is None else str(value)

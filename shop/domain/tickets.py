@@ -4,7 +4,7 @@ from schemas.activity import TicketCreated, TicketStatusChanged, TicketUpdated
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, taken
 from shop.domain.events import emit
-from shop.domain.records import apply_changes
+from shop.domain.records import apply_changes, str_id
 from shop.models import Customer, Ticket
 from shop.platform.errors import ApiError
 
@@ -55,16 +55,12 @@ def ticket_dto(ticket: Ticket) -> dict:
     return {
         "object": "ticket",
         "id": str(ticket.id),
-        "customer_id": _str_id(ticket.customer_id),
+        "customer_id": str_id(ticket.customer_id),
         "subject": ticket.subject,
         "status": ticket.status,
         "created_at": clock.isoformat(ticket.created_at),
         "updated_at": clock.isoformat(ticket.updated_at),
     }
-
-
-def _str_id(value) -> str | None:
-    return None if value is None else str(value)
 
 
 def activity_ticket(tenant_id: str, ticket_id: int, param: str = "id") -> Ticket:
