@@ -5,11 +5,14 @@ import zoneinfo
 
 import marshmallow as ma
 
+from schemas.activity import Amount, RecordId
 from schemas.common import Schema
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
 from shop.domain.webhooks import API_VERSIONS
 from shop.models.appointments import STATUSES
+from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
+from shop.models.leads import LEAD_STATUSES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
@@ -185,6 +188,72 @@ class AppointmentFixture(Schema):
     updated_at = AwareDateTime(allow_none=True)
 
 
+def _currency(**kwargs):
+    return Str(validate=ma.validate.Regexp(r"^[a-z]{3}$", error="A lower-case ISO 4217 code such as usd."),
+               **kwargs)
+
+
+class InvoiceFixture(Schema):
+    id = RecordId()
+    ticket_id = RecordId(allow_none=True)
+    customer_id = RecordId(allow_none=True)
+    number = Str(allow_none=True, validate=ma.validate.Length(max=64))
+    status = Str(load_default="draft", validate=ma.validate.OneOf(INVOICE_STATUSES))
+    currency = _currency(load_default="usd")
+    total = Amount(load_default=0)
+    sent_at = AwareDateTime(allow_none=True)
+    paid_at = AwareDateTime(allow_none=True)
+    voided_at = AwareDateTime(allow_none=True)
+    void_reason = Str(allow_none=True, validate=ma.validate.Length(max=500))
+    created_at = AwareDateTime()
+
+
+class EstimateFixture(Schema):
+    id = RecordId()
+    ticket_id = RecordId(required=True)
+    customer_id = RecordId(allow_none=True)
+    number = Str(allow_none=True, validate=ma.validate.Length(max=64))
+    status = Str(load_default="draft", validate=ma.validate.OneOf(ESTIMATE_STATUSES))
+    currency = _currency(load_default="usd")
+    total = Amount(load_default=0)
+    sent_at = AwareDateTime(allow_none=True)
+    approved_at = AwareDateTime(allow_none=True)
+    approved_by = Str(allow_none=True, validate=ma.validate.Length(max=320))
+    declined_at = AwareDateTime(allow_none=True)
+    declined_by = Str(allow_none=True, validate=ma.validate.Length(max=320))
+    decline_reason = Str(allow_none=True, validate=ma.validate.Length(max=500))
+    created_at = AwareDateTime()
+
+
+class PaymentFixture(Schema):
+    id = RecordId()
+    invoice_id = RecordId(required=True)
+    amount = Amount(minimum=1, required=True)
+    method = Str(load_default="other", validate=ma.validate.OneOf(PAYMENT_METHODS))
+    created_at = AwareDateTime()
+
+
+class RefundFixture(Schema):
+    id = RecordId()
+    payment_id = RecordId(required=True)
+    amount = Amount(minimum=1, required=True)
+    reason = Str(allow_none=True, validate=ma.validate.Length(max=500))
+    created_at = AwareDateTime()
+
+
+class LeadFixture(Schema):
+    id = RecordId()
+    name = Str(allow_none=True, validate=ma.validate.Length(max=255))
+    email = Str(allow_none=True, validate=ma.validate.Length(max=320))
+    phone = Str(allow_none=True, validate=ma.validate.Length(max=50))
+    source = Str(allow_none=True, validate=ma.validate.Length(max=64))
+    status = Str(load_default="new", validate=ma.validate.OneOf(LEAD_STATUSES))
+    customer_id = RecordId(allow_none=True)
+    converted_ticket_id = RecordId(allow_none=True)
+    converted_at = AwareDateTime(allow_none=True)
+    created_at = AwareDateTime()
+
+
 class TenantFixture(Schema):
     id = Str(required=True, validate=ma.validate.Regexp(r"^[a-z0-9][a-z0-9_-]{0,63}$"))
     name = Str(required=True)
@@ -199,6 +268,11 @@ class TenantFixture(Schema):
     tickets = ma.fields.List(ma.fields.Nested(TicketFixture), load_default=list)
     conversations = ma.fields.List(ma.fields.Nested(ConversationFixture), load_default=list)
     suppressions = ma.fields.List(ma.fields.Nested(SuppressionFixture), load_default=list)
+    invoices = ma.fields.List(ma.fields.Nested(InvoiceFixture), load_default=list)
+    estimates = ma.fields.List(ma.fields.Nested(EstimateFixture), load_default=list)
+    payments = ma.fields.List(ma.fields.Nested(PaymentFixture), load_default=list)
+    refunds = ma.fields.List(ma.fields.Nested(RefundFixture), load_default=list)
+    leads = ma.fields.List(ma.fields.Nested(LeadFixture), load_default=list)
     webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
     notifications = ma.fields.List(ma.fields.Nested(NotificationFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,

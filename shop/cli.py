@@ -131,6 +131,9 @@ def _print_demo_help(host: str, port: int) -> None:
     for path in ("/me", "/customers", "/appointments", "/appointments/slots?date=2026-12-01", "/usage"):
         click.echo(f"  curl -s -H 'Authorization: Bearer {token}' {base}{path}")
     click.echo(f"  curl -s {base}/health")
+    click.echo("In-app activity (emits observed events to webhook subscribers), in another shell:")
+    click.echo("  flask --app app shop activity ticket.status_changed --tenant acme --data "
+               "'{\"id\": \"1001\", \"status\": \"Ready\", \"changed_by\": \"sam@acme.test\"}'")
 
 
 def register(app) -> None:

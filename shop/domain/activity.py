@@ -8,11 +8,32 @@ so this registry imports nothing.
 
 from importlib import import_module
 
+import marshmallow as ma
+
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
+from shop.platform.validation import _surrogate_path, validation_error
 
 ACTIVITIES = {
+    "customer.created": "shop.domain.customers:create_customer",
+    "customer.updated": "shop.domain.customers:update_customer",
+    "ticket.created": "shop.domain.tickets:create_ticket",
+    "ticket.updated": "shop.domain.tickets:update_ticket",
+    "ticket.status_changed": "shop.domain.tickets:change_ticket_status",
+    "invoice.created": "shop.domain.invoices:create_invoice",
+    "invoice.sent": "shop.domain.invoices:send_invoice",
+    "invoice.paid": "shop.domain.invoices:mark_invoice_paid",
+    "invoice.voided": "shop.domain.invoices:void_invoice",
+    "invoice.refunded": "shop.domain.invoices:refund_invoice",
+    "estimate.sent": "shop.domain.estimates:send_estimate",
+    "estimate.approved": "shop.domain.estimates:approve_estimate",
+    "estimate.declined": "shop.domain.estimates:decline_estimate",
+    "payment.recorded": "shop.domain.invoices:record_payment",
+    "payment.refunded": "shop.domain.invoices:refund_payment",
+    "lead.created": "shop.domain.leads:create_lead",
+    "lead.updated": "shop.domain.leads:update_lead",
+    "lead.converted": "shop.domain.leads:convert_lead",
     "message.received": "shop.domain.conversations:receive_message",
     "appointment.created": "shop.domain.appointments:book_from_activity",
     "ticket.hidden": "shop.domain.tickets:hide_ticket",
@@ -29,8 +50,40 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", f"Unknown activity {kind!r}; known: {known}.", param="kind")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
+    bad = _surrogate_path(data)
+    if bad is not None:  # SQLite cannot store it: refuse as a request body would be
+        raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
+                       param=bad)
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     module, function = target.split(":")
     with write_transaction():
         return getattr(import_module(module), function)(tenant_id, data)
+
+
+def parse_data(schema, data: dict) -> dict:
+    """The activity's --data loaded by its schema; the first failure is a 400 naming the key."""
+    try:
+        return schema().load(data)
+    except ma.ValidationError as error:
+        raise validation_error({"json": error.messages}, schema()) from None
+
+
+def observed(dto: dict) -> dict:
+    """An event payload of in-app activity: the DTO marked `source_kind: observed`."""
+    return {**dto, "source_kind": "observed"}
+
+
+def not_found(kind: str, record_id, param: str = "id") -> ApiError:
+    """The refusal for a record that is missing, another tenant's, or hidden from the public surface."""
+    return ApiError(404, "not_found", f"No {kind} {record_id}.", param=param)
+
+
+def taken(kind: str, record_id) -> ApiError:
+    """The refusal for a create that names an id already in use (ids are unique across tenants)."""
+    return ApiError(409, "conflict", f"A {kind} with id {record_id} already exists.", param="id")
+
+
+def unprocessable(message: str, param: str | None = None) -> ApiError:
+    """The refusal for a change the record's state does not allow."""
+    return ApiError(422, "unprocessable", message, param=param)

@@ -133,5 +133,5 @@ def receive_message(tenant_id: str, data: dict) -> dict:
     conversation.last_inbound_at = conversation.updated_at = now
     conversation.save()
     dto = message_dto(message)
-    emit(tenant_id, "message.received", dto)
+    emit(tenant_id, "message.received", {**dto, "source_kind": "observed"})
     return dto

@@ -11,6 +11,7 @@ from shop.db import write_transaction
 from shop.domain.keys import create_key
 from shop.domain.message_fixtures import load_conversation, load_suppression
 from shop.domain.notifications import create_notification
+from shop.domain.record_fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
 from shop.domain.webhooks import load_subscription
 from shop.models import Appointment, Customer, Tenant, Ticket, User
 from shop.platform.errors import ApiError
@@ -145,6 +146,11 @@ SECTION_LOADERS = (
     ("tickets", _load_ticket),
     ("conversations", load_conversation),
     ("suppressions", load_suppression),
+    ("invoices", load_invoice),
+    ("estimates", load_estimate),
+    ("payments", load_payment),
+    ("refunds", load_refund),
+    ("leads", load_lead),
     ("webhook_subscriptions", _load_webhook_subscription),
     ("appointments", _load_appointment),
     ("notifications", _load_notification),

@@ -1,8 +1,10 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
 
 from shop.models.appointments import Appointment
+from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.events import Event
 from shop.models.inbox import Notification
+from shop.models.leads import Lead
 from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
@@ -17,6 +19,11 @@ ALL_MODELS = (
     Ticket,
     Appointment,
     Notification,
+    Invoice,
+    Estimate,
+    Payment,
+    Refund,
+    Lead,
     Event,
     Conversation,
     Message,

@@ -50,7 +50,7 @@ def test_inbound_message_bumps_unread_and_emits_message_received(client, runner,
         conversation.last_inbound_at is not None and conversation.updated_at == conversation.last_inbound_at
     )
     event = Event.get(Event.type == "message.received")
-    assert event.data == record
+    assert event.data == {**record, "source_kind": "observed"}
     headers = {"Authorization": "Bearer sk_test_acme_token_0001"}
     assert client.get("/api/v1/messages/conversations/10", headers=headers).get_json()["unread_count"] == 1
 
