@@ -1,6 +1,7 @@
 """The consumer entry point shared by `flask shop worker`, `python -m tasks` and the demo."""
 
 import logging
+import os
 
 from shop.platform import redaction
 from tasks import huey
@@ -8,7 +9,8 @@ from tasks import huey
 
 def run(workers: int = 4) -> None:
     """Run the Huey consumer with thread workers and the periodic scheduler until stopped."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=os.environ.get("SHOP_LOG_LEVEL", "INFO").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     redaction.install()
     resume_unfinished_work()
     consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=True,

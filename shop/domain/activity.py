@@ -13,7 +13,7 @@ import marshmallow as ma
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
-from shop.platform.validation import _surrogate_path, validation_error
+from shop.platform.validation import surrogate_path, validation_error
 
 ACTIVITIES = {
     "customer.created": "shop.domain.customers:create_customer",
@@ -50,7 +50,7 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", f"Unknown activity {kind!r}; known: {known}.", param="kind")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
-    bad = _surrogate_path(data)
+    bad = surrogate_path(data)
     if bad is not None:  # SQLite cannot store it: refuse as a request body would be
         raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
                        param=bad)

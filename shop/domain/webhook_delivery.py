@@ -5,7 +5,7 @@ import logging
 from datetime import timedelta
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import named_sql, run_sql, write_transaction
 from shop.domain import destinations, webhook_transport
 from shop.domain.signing import signature_header
 from shop.domain.webhooks import dead_letter, signing_secrets
@@ -30,15 +30,30 @@ def hold_seconds(config) -> float:
     return float(config["WEBHOOK_TIMEOUT"]) + 5
 
 
+# the statements run for every attempt, as constant SQL the driver prepares once (building them
+# with the query builder cost more than the HTTP request: docs/performance.md)
+CLAIM_SQL = named_sql(
+    "UPDATE webhook_delivery SET claimed_until = :until "
+    "WHERE id = :id AND status IN ('pending', 'retrying') AND next_attempt_at <= :now "
+    f"AND (claimed_until IS NULL OR claimed_until < :now) RETURNING {WebhookDelivery.columns()}"
+)
+SUBSCRIPTION_SQL = named_sql(
+    f"SELECT {WebhookSubscription.columns()} FROM webhook_subscription WHERE id = :id"
+)
+RECORD_SQL = named_sql(
+    "UPDATE webhook_delivery SET status = :status, last_error = :error, claimed_until = NULL, "
+    "attempts = attempts + 1, last_attempt_at = :now, updated_at = :now, last_status_code = :code, "
+    "response_ms = :ms, response_excerpt = :excerpt, next_attempt_at = :next, "
+    "delivered_at = COALESCE(:delivered, delivered_at) WHERE id = :id"
+)
+NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reason WHERE id = :id")
+
+
 def claim(delivery_id: str, hold_seconds: float) -> WebhookDelivery | None:
     """Take a due delivery for one attempt (None if it is not due or another worker has it)."""
     now = clock.now()
-    taken = (WebhookDelivery.update(claimed_until=now + timedelta(seconds=hold_seconds))
-             .where((WebhookDelivery.id == delivery_id) & WebhookDelivery.status.in_(IN_FLIGHT)
-                    & (WebhookDelivery.next_attempt_at <= now)
-                    & (WebhookDelivery.claimed_until.is_null() | (WebhookDelivery.claimed_until < now)))
-             .execute())
-    return WebhookDelivery.get_by_id(delivery_id) if taken else None
+    rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": now + timedelta(seconds=hold_seconds)})
+    return WebhookDelivery.from_row(rows[0]) if rows else None
 
 
 def attempt(delivery_id: str, config) -> float | None:
@@ -47,7 +62,7 @@ def attempt(delivery_id: str, config) -> float | None:
     delivery = claim(delivery_id, hold_seconds(config))
     if delivery is None:
         return None
-    sub = WebhookSubscription.get_by_id(delivery.subscription_id)
+    sub = WebhookSubscription.from_row(run_sql(SUBSCRIPTION_SQL, {"id": delivery.subscription_id})[0])
     if not sub.enabled or sub.deleted_at is not None:
         _finish(delivery, sub, "dead", error="subscription disabled or deleted")
         return None
@@ -70,28 +85,24 @@ def attempt(delivery_id: str, config) -> float | None:
     return _failed(delivery, sub, retry_delays(config), reply=reply)
 
 
-def _record(delivery: WebhookDelivery, status: str, error: str | None, reply) -> None:
+def _record(delivery: WebhookDelivery, status: str, error: str | None, reply, next_at=None) -> None:
     now = clock.now()
-    delivery.status, delivery.last_error, delivery.claimed_until = status, error, None
-    delivery.attempts += 1
-    delivery.last_attempt_at = delivery.updated_at = now
-    delivery.last_status_code = reply.status if reply else None
-    delivery.response_ms = reply.ms if reply else None
-    delivery.response_excerpt = reply.excerpt if reply else None
-    if status == "delivered":
-        delivery.delivered_at, delivery.next_attempt_at = now, None
-    delivery.save()
+    run_sql(RECORD_SQL, {"id": delivery.id, "status": status, "error": error, "now": now,
+                         "code": reply.status if reply else None, "ms": reply.ms if reply else None,
+                         "excerpt": reply.excerpt if reply else None, "next": next_at,
+                         "delivered": now if status == "delivered" else None})
+    delivery.status, delivery.attempts = status, delivery.attempts + 1
 
 
 def _finish(delivery, sub, status: str, error: str | None = None, reply=None) -> None:
     """A delivered or dead delivery; a dead one may auto-disable its subscription."""
+    if status == "delivered":
+        _record(delivery, status, error, reply)  # one statement: no transaction needed
+        return
     with write_transaction():
-        if status == "dead":
-            delivery.next_attempt_at = None
         _record(delivery, status, error, reply)
-        if status == "dead":
-            _note_failure(sub, error or f"HTTP {reply.status}")
-            maybe_auto_disable(sub)
+        _note_failure(sub, error or f"HTTP {reply.status}")
+        maybe_auto_disable(sub)
 
 
 def _failed(delivery, sub, delays: list[float], error: str | None = None, reply=None) -> float | None:
@@ -101,15 +112,13 @@ def _failed(delivery, sub, delays: list[float], error: str | None = None, reply=
         return None
     delay = delays[delivery.attempts + 1]
     with write_transaction():
-        delivery.next_attempt_at = clock.now() + timedelta(seconds=delay)
-        _record(delivery, "retrying", error, reply)
+        _record(delivery, "retrying", error, reply, next_at=clock.now() + timedelta(seconds=delay))
         _note_failure(sub, error or f"HTTP {reply.status}")
     return delay
 
 
 def _note_failure(sub: WebhookSubscription, reason: str) -> None:
-    (WebhookSubscription.update(last_error=reason[:500])
-     .where(WebhookSubscription.id == sub.id).execute())
+    run_sql(NOTE_FAILURE_SQL, {"id": sub.id, "reason": reason[:500]})
 
 
 def maybe_auto_disable(sub: WebhookSubscription) -> bool:

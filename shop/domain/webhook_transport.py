@@ -6,6 +6,7 @@ followed, and the whole attempt has one deadline.
 
 import ipaddress
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -62,33 +63,62 @@ def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | 
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = vetted_address(host, port, trusted_networks)
     pool = _pool(parts.scheme, host, address, port, timeout, ca_bundle)
+    deadline = urllib3.Timeout(total=timeout)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     netloc = host if parts.port is None else f"{host}:{parts.port}"
     started = time.perf_counter()
     try:
         response = pool.urlopen("POST", target, body=body, redirect=False, retries=False,
-                                preload_content=False,
+                                preload_content=False, timeout=deadline,
                                 headers={**headers, "Host": netloc, "User-Agent": USER_AGENT})
         excerpt = response.read(EXCERPT_BYTES, decode_content=False) or b""
-        response.release_conn()
+        if response.read(1, decode_content=False):  # more than we keep: never reuse a half-read connection
+            _forget(pool)
+        else:
+            response.release_conn()
     except (ReadTimeoutError, ConnectTimeoutError, TimeoutError):
         raise NetworkError("timeout") from None
     except (HTTPError, OSError) as error:
+        _forget(pool)
         reason = _describe(error)
         raise NetworkError(reason if reason == "timeout" else f"network error: {reason}") from None
-    finally:
-        pool.close()
     ms = int((time.perf_counter() - started) * 1000)
     return Reply(response.status, excerpt.decode("utf-8", "replace")[:500], ms)
 
 
+# each worker thread keeps its keep-alive connections, per vetted address: the name is still
+# resolved and screened before every attempt, and a connection is reused only to the same address
+_pools = threading.local()
+IDLE_SECONDS = 30
+
+
 def _pool(scheme: str, host: str, address: str, port: int, timeout: float, ca_bundle: str | None):
-    deadline = urllib3.Timeout(total=timeout)
+    key = (scheme, host, address, port, ca_bundle)
+    pools = getattr(_pools, "by_key", None)
+    if pools is None:
+        pools = _pools.by_key = {}
+    now = time.monotonic()
+    for stale in [k for k, (_, used) in pools.items() if now - used > IDLE_SECONDS]:
+        pools.pop(stale)[0].close()
+    if key in pools:
+        pools[key] = (pools[key][0], now)
+        return pools[key][0]
     if scheme == "https":
-        return urllib3.HTTPSConnectionPool(address, port, timeout=deadline, maxsize=1, retries=False,
-                                           server_hostname=host, assert_hostname=host,
-                                           cert_reqs="CERT_REQUIRED", ca_certs=ca_bundle or certifi.where())
-    return urllib3.HTTPConnectionPool(address, port, timeout=deadline, maxsize=1, retries=False)
+        pool = urllib3.HTTPSConnectionPool(address, port, maxsize=1, retries=False, server_hostname=host,
+                                           assert_hostname=host, cert_reqs="CERT_REQUIRED",
+                                           ca_certs=ca_bundle or certifi.where())
+    else:
+        pool = urllib3.HTTPConnectionPool(address, port, maxsize=1, retries=False)
+    pools[key] = (pool, now)
+    return pool
+
+
+def _forget(pool) -> None:
+    """Drop a pool after a failure, so the next attempt starts from a new connection."""
+    pools = getattr(_pools, "by_key", {})
+    for key in [k for k, (p, _) in pools.items() if p is pool]:
+        pools.pop(key)
+    pool.close()
 
 
 def _describe(error: Exception) -> str:

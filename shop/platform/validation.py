@@ -31,7 +31,7 @@ class ShopParser(FlaskParser):
     def load_json(self, req, schema):
         """The JSON body, refusing strings SQLite cannot store (unpaired UTF-16 surrogates)."""
         data = super().load_json(req, schema)
-        bad = _surrogate_path(data)
+        bad = surrogate_path(data)
         if bad is not None:
             raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
                            param=bad)
@@ -44,7 +44,7 @@ class ShopParser(FlaskParser):
         raise ApiError(400, "invalid_json", "The request body is not valid JSON.")
 
 
-def _surrogate_path(value, top: str | None = None) -> str | None:
+def surrogate_path(value, top: str | None = None) -> str | None:
     """The top-level field holding a string with a lone surrogate ("\\ud800" in JSON), if any."""
     if isinstance(value, str):
         return top if SURROGATE.search(value) else None
@@ -58,7 +58,7 @@ def _surrogate_path(value, top: str | None = None) -> str | None:
         name = top if top is not None else str(key)
         if isinstance(key, str) and SURROGATE.search(key):
             return name
-        found = _surrogate_path(item, name)
+        found = surrogate_path(item, name)
         if found is not None:
             return found
     return None

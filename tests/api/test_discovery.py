@@ -1,5 +1,7 @@
 """The unauthenticated discovery endpoints: index, health, OpenAPI in JSON and YAML."""
 
+import threading
+
 import yaml
 from openapi_spec_validator import validate
 
@@ -27,7 +29,7 @@ def test_health_reports_a_broken_queue_as_503(client, monkeypatch):
     from tasks import huey
 
     monkeypatch.setattr(huey.storage, "filename", "/nonexistent-dir/queue.sqlite3")
-    monkeypatch.setattr(huey.storage, "_conn", None)
+    monkeypatch.setattr(huey.storage, "_local", threading.local())  # no connection opened yet
     response = client.get("/api/v1/health")
     error = assert_error(response, 503, "service_unavailable")
     assert error["details"] == {"database": "ok", "queue": "unavailable"}
