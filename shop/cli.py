@@ -122,15 +122,32 @@ def demo(host: str, port: int) -> None:
         consumer.wait(timeout=10)
 
 
+DEMO_READS = ("/me", "/customers", "/messages/conversations", "/messages/conversations/10/messages",
+              "/appointments", "/appointments/slots?date=2026-12-01", "/notifications",
+              "/notifications/count", "/webhooks", "/webhooks/event_types", "/usage?by_key=true")
+
+
 def _print_demo_help(host: str, port: int) -> None:
     base = f"http://{host}:{port}/api/v1"
-    token = "sk_test_acme_demo_0001"
+    auth = "-H 'Authorization: Bearer sk_test_acme_demo_0001'"
+    json_type = "-H 'Content-Type: application/json'"
     click.echo(f"Demo shop loaded into {current_app.config['DATABASE']}")
-    click.echo(f"API key (all scopes): {token}")
-    click.echo("Try:")
-    for path in ("/me", "/customers", "/appointments", "/appointments/slots?date=2026-12-01", "/usage"):
-        click.echo(f"  curl -s -H 'Authorization: Bearer {token}' {base}{path}")
+    click.echo("API key (all scopes): sk_test_acme_demo_0001")
+    click.echo("Read:")
     click.echo(f"  curl -s {base}/health")
+    for path in DEMO_READS:
+        click.echo(f"  curl -s {auth} '{base}{path}'")
+    click.echo("Write:")
+    click.echo(f"  curl -s {auth} {json_type} -d '{{\"ticket_id\": \"1001\", \"channel\": \"sms\", "
+               f"\"content\": \"Ready for pickup\", \"to\": \"+15555550100\"}}' {base}/messages/send")
+    click.echo(f"  curl -s {auth} {json_type} -d '{{\"customer_name\": \"Ann Lee\", \"customer_phone\": "
+               f"\"+15555550100\", \"scheduled_date\": \"2026-12-01\", \"scheduled_time\": \"10:00\"}}' "
+               f"{base}/appointments")
+    click.echo(f"  curl -s {auth} -X POST {base}/notifications/50/read")
+    click.echo("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
+    click.echo(f"  curl -s {auth} {json_type} -d '{{\"url\": \"https://YOUR-HOST/hook\", \"events\": [\"*\"]}}' "
+               f"{base}/webhooks")
+    click.echo(f"  curl -s {auth} -X POST {base}/webhooks/WHSUB_ID/ping")
     click.echo("In-app activity (emits observed events to webhook subscribers), in another shell:")
     click.echo("  flask --app app shop activity ticket.status_changed --tenant acme --data "
                "'{\"id\": \"1001\", \"status\": \"Ready\", \"changed_by\": \"sam@acme.test\"}'")

@@ -1,7 +1,6 @@
 """Real processes: the Huey consumer and the demo server, on the test run's database file."""
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -10,13 +9,9 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.e2e.receivers import free_port  # noqa: F401  (re-exported for the tests)
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def stop(proc: subprocess.Popen) -> None:
