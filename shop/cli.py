@@ -145,8 +145,8 @@ def _print_demo_help(host: str, port: int) -> None:
                f"{base}/appointments")
     click.echo(f"  curl -s {auth} -X POST {base}/notifications/50/read")
     click.echo("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
-    click.echo(f"  curl -s {auth} {json_type} -d '{{\"url\": \"https://YOUR-HOST/hook\", \"events\": [\"*\"]}}' "
-               f"{base}/webhooks")
+    click.echo(f"  curl -s {auth} {json_type} "
+               f"-d '{{\"url\": \"https://YOUR-HOST/hook\", \"events\": [\"*\"]}}' {base}/webhooks")
     click.echo(f"  curl -s {auth} -X POST {base}/webhooks/WHSUB_ID/ping")
     click.echo("In-app activity (emits observed events to webhook subscribers), in another shell:")
     click.echo("  flask --app app shop activity ticket.status_changed --tenant acme --data "
