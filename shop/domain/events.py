@@ -15,8 +15,8 @@ def emit(tenant_id: str, type_: str, data: dict) -> Event:
     """Write the event and its deliveries in the caller's transaction; sending follows the commit."""
     from shop.domain.fanout import fan_out
 
-    event = Event.create(id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1",
-                         data=data, created=clock.now())
+    event = Event.insert_row(id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1",
+                             data=data, created=clock.now())
     fan_out(event)
     return event
 

@@ -2,17 +2,25 @@
 
 import logging
 
-from shop.db import db
+from shop.db import db, named_sql, run_sql
 from shop.domain.event_catalog import matches
-from shop.domain.webhooks import live_subscriptions, queue_delivery
+from shop.domain.webhooks import queue_delivery
 from shop.models import Event, WebhookSubscription
 
 log = logging.getLogger("shop.webhooks")
 
 
+# every emitted event runs this, so it is constant SQL the driver prepares once
+ENABLED_SQL = named_sql(
+    f"SELECT {WebhookSubscription.columns()} FROM webhook_subscription "
+    "WHERE tenant_id = :tenant AND enabled = :yes AND deleted_at IS NULL"
+)
+
+
 def fan_out(event: Event) -> list[str]:
     """Queue the event for every enabled subscription of its tenant that wants it (same transaction)."""
-    subscriptions = live_subscriptions(event.tenant_id).where(WebhookSubscription.enabled)
+    rows = run_sql(ENABLED_SQL, {"tenant": event.tenant_id, "yes": True})
+    subscriptions = [WebhookSubscription.from_row(row) for row in rows]
     ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
     if ids:
         db.after_commit(lambda: enqueue(ids))

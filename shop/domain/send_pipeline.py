@@ -5,10 +5,10 @@ import re
 from datetime import timedelta
 
 from shop import clock
-from shop.db import db, write_transaction
+from shop.db import db, named_sql, run_sql, write_transaction
 from shop.domain.conversations import conversation_for_customer
-from shop.domain.tickets import find_visible_ticket
-from shop.models import Customer, Message, Suppression, Tenant, Ticket
+from shop.domain.tickets import ticket_number
+from shop.models import Customer, Message, Tenant, Ticket
 from shop.platform.errors import ApiError
 
 LIMITS = {"sms": 1_600, "email": 100_000}
@@ -57,15 +57,57 @@ def _recipient(channel: str, body: dict, customer: Customer | None) -> str:
     return email
 
 
+# a send runs these on every request: as constant SQL the driver prepares each once (the query
+# builder cost more than the statements; docs/performance.md, Messaging)
+TICKET_SQL = named_sql(
+    f"SELECT {Ticket.columns('t')}, {Customer.columns('c')} FROM ticket AS t "
+    "LEFT JOIN customer AS c ON c.id = t.customer_id AND c.tenant_id = t.tenant_id "
+    "WHERE t.tenant_id = :tenant AND t.id = :id AND t.hidden = :no AND t.deleted = :no"
+)
+SUPPRESSED_SQL = named_sql(
+    "SELECT 1 FROM suppression WHERE tenant_id = :tenant AND channel = :channel AND address = :address"
+)
+RECENT_SENDS_SQL = named_sql(
+    "SELECT COUNT(*) FROM message WHERE tenant_id = :tenant AND direction = 'outbound' "
+    "AND created_at > :since AND delivery_status IS NOT NULL"
+)
+CONVERSATION_SQL = named_sql(
+    "SELECT id FROM conversation WHERE tenant_id = :tenant AND customer_id = :customer ORDER BY id LIMIT 1"
+)
+LAST_INBOUND_EMAIL_SQL = named_sql(
+    "SELECT message_id_header FROM message WHERE conversation_id = :conversation AND channel = 'email' "
+    "AND direction = 'inbound' AND message_id_header IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1"
+)
+INSERT_SQL = named_sql(
+    "INSERT INTO message (tenant_id, conversation_id, channel, direction, body, subject, sender, recipient, "
+    "sent_from_ticket_id, in_reply_to, read, created_at, delivery_status, delivery_attempts, "
+    "next_attempt_at) VALUES (:tenant, :conversation, :channel, 'outbound', :body, :subject, :sender, "
+    ":recipient, :ticket, :reply_to, :yes, :now, 'queued', 0, :now) RETURNING id"
+)
+TOUCH_CONVERSATION_SQL = named_sql(
+    "UPDATE conversation SET last_outbound_at = :now, updated_at = :now, customer_email = :email, "
+    "customer_name = :name WHERE id = :id"
+)
+
+
+def _ticket_and_customer(tenant_id: str, ticket_id: str) -> tuple[Ticket | None, Customer | None]:
+    """The visible ticket and its customer (if it has one in this tenant)."""
+    number = ticket_number(ticket_id)
+    rows = run_sql(TICKET_SQL, {"tenant": tenant_id, "id": number, "no": False}) if number else []
+    if not rows:
+        return None, None
+    split = len(Ticket._meta.sorted_fields)
+    ticket, customer_row = Ticket.from_row(rows[0][:split]), rows[0][split:]
+    return ticket, (Customer.from_row(customer_row) if customer_row[0] is not None else None)
+
+
 def _screen(tenant_id: str, channel: str, address: str, customer: Customer | None) -> str:
     """Contact validity, suppression and SMS consent; the address in its compared form."""
     normal = normalise_address(channel, address)
     valid = PHONE.match(normal) if channel == "sms" else EMAIL.match(normal)
     if not valid:
         raise ApiError(422, "send_failed", f"Invalid contact: {channel} address is not deliverable.")
-    suppressed = Suppression.for_tenant(tenant_id).where(
-        (Suppression.channel == channel) & (Suppression.address == normal)).exists()
-    if suppressed:
+    if run_sql(SUPPRESSED_SQL, {"tenant": tenant_id, "channel": channel, "address": normal}):
         raise ApiError(422, "send_failed", f"The recipient is on the {channel} suppression list.")
     if channel == "sms" and (customer is None or not customer.sms_consent):
         raise ApiError(422, "send_failed", "The customer has not consented to SMS.")
@@ -76,12 +118,13 @@ def _check_send_rate(tenant: Tenant) -> None:
     """429 when the tenant has sent its per-minute allowance in the last 60 seconds."""
     allowance = tenant.send_rate_per_minute or DEFAULT_SEND_RATE_PER_MINUTE
     now = clock.now()
-    recent = (Message.for_tenant(tenant.id)
-              .where((Message.direction == "outbound") & (Message.created_at > now - timedelta(seconds=60))
-                     & Message.delivery_status.is_null(False)))
-    if recent.count() < allowance:
+    since = now - timedelta(seconds=60)
+    if run_sql(RECENT_SENDS_SQL, {"tenant": tenant.id, "since": since})[0][0] < allowance:
         return
     # the allowance-th newest send leaves the window first among those that fill it
+    recent = (Message.for_tenant(tenant.id)
+              .where((Message.direction == "outbound") & (Message.created_at > since)
+                     & Message.delivery_status.is_null(False)))
     oldest = recent.order_by(Message.created_at.desc()).offset(allowance - 1).first()
     wait = max(1, math.ceil((oldest.created_at + timedelta(seconds=60) - now).total_seconds()))
     raise ApiError(429, "rate_limited", f"This shop may send {allowance} messages a minute.",
@@ -101,41 +144,33 @@ def send(tenant: Tenant, body: dict, sender: str | None, enqueue) -> dict:
         raise ApiError(400, "invalid_field", "subject applies to email messages only.", param="subject")
     text = message_text(channel, body)
     with write_transaction():
-        ticket = find_visible_ticket(tenant.id, body["ticket_id"])
+        ticket, customer = _ticket_and_customer(tenant.id, body["ticket_id"])
         if ticket is None:
             raise ApiError(404, "not_found", f"No ticket {body['ticket_id']}.", param="ticket_id")
-        customer = Customer.get_or_none(Customer.id == ticket.customer_id) if ticket.customer_id else None
         recipient = _recipient(channel, body, customer)
         _screen(tenant.id, channel, recipient, customer)
         if customer is None:
             raise ApiError(422, "send_failed", "The ticket has no customer to converse with.")
         _check_send_rate(tenant)
-        message = _record(tenant.id, ticket, customer, channel, text, recipient, sender,
-                          _subject(body, ticket) if channel == "email" else None)
-        db.after_commit(lambda: enqueue(message.id))
+        message_id = _record(tenant.id, ticket, customer, channel, text, recipient, sender,
+                             _subject(body, ticket) if channel == "email" else None)
+        db.after_commit(lambda: enqueue(message_id))
     return {"object": "message_send_result", "ok": True, "ticket_id": str(ticket.id), "channel": channel}
 
 
-def _record(tenant_id, ticket, customer, channel, text, recipient, sender, subject) -> Message:
-    """The outbound message in the customer's conversation, which it moves to the top."""
-    conversation = conversation_for_customer(tenant_id, customer)
+def _record(tenant_id, ticket, customer, channel, text, recipient, sender, subject) -> int:
+    """The outbound message in the customer's conversation, which it moves to the top; its id."""
+    rows = run_sql(CONVERSATION_SQL, {"tenant": tenant_id, "customer": customer.id})
+    conversation_id = rows[0][0] if rows else conversation_for_customer(tenant_id, customer).id
     now = clock.now()
-    reply_to = _last_inbound_email_id(conversation) if channel == "email" else None
-    message = Message.create(tenant=tenant_id, conversation=conversation, channel=channel,
-                             direction="outbound", body=text, subject=subject, sender=sender,
-                             recipient=recipient, sent_from_ticket_id=str(ticket.id),
-                             in_reply_to=reply_to, read=True, created_at=now, delivery_status="queued",
-                             next_attempt_at=now)
-    conversation.last_outbound_at = conversation.updated_at = now
-    conversation.customer_email, conversation.customer_name = customer.email, customer.display_name
-    conversation.save()
-    return message
-
-
-def _last_inbound_email_id(conversation) -> str | None:
-    """The Message-ID of the customer's latest inbound email, which this one answers."""
-    last = (Message.select(Message.message_id_header)
-            .where((Message.conversation == conversation.id) & (Message.channel == "email")
-                   & (Message.direction == "inbound") & Message.message_id_header.is_null(False))
-            .order_by(Message.created_at.desc(), Message.id.desc()).first())
-    return last.message_id_header if last else None
+    reply_to = None
+    if channel == "email":
+        last = run_sql(LAST_INBOUND_EMAIL_SQL, {"conversation": conversation_id})
+        reply_to = last[0][0] if last else None
+    message_id = run_sql(INSERT_SQL, {
+        "tenant": tenant_id, "conversation": conversation_id, "channel": channel, "body": text,
+        "subject": subject, "sender": sender, "recipient": recipient, "ticket": str(ticket.id),
+        "reply_to": reply_to, "yes": True, "now": now})[0][0]
+    run_sql(TOUCH_CONVERSATION_SQL, {"id": conversation_id, "now": now, "email": customer.email,
+                                     "name": customer.display_name})
+    return message_id

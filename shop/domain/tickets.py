@@ -14,12 +14,20 @@ def visible_tickets(tenant_id: str):
     return Ticket.for_tenant(tenant_id).where(~Ticket.hidden & ~Ticket.deleted)
 
 
-def find_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = True) -> Ticket | None:
-    """A visible ticket by its id (string or integer), or None."""
+def ticket_number(ticket_id) -> int | None:
+    """The integer id a ticket id (digit string or integer) names, or None if it names none."""
     text = str(ticket_id)
     if not text.isascii() or not text.isdigit() or len(text) > 10:
         return None
-    query = visible_tickets(tenant_id).where(Ticket.id == int(text))
+    return int(text)
+
+
+def find_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = True) -> Ticket | None:
+    """A visible ticket by its id (string or integer), or None."""
+    number = ticket_number(ticket_id)
+    if number is None:
+        return None
+    query = visible_tickets(tenant_id).where(Ticket.id == number)
     if not allow_billing_only:
         query = query.where(~Ticket.billing_only)
     return query.first()

@@ -249,10 +249,10 @@ def enqueue_deliveries(delivery_ids: list[str]) -> None:
 def queue_delivery(sub: WebhookSubscription, event: Event) -> WebhookDelivery:
     """A pending delivery of an event to a subscription, due now (the engine sends it)."""
     now = clock.now()
-    return WebhookDelivery.create(id=new_delivery_id(), tenant=sub.tenant_id, subscription=sub.id,
-                                  event=event.id, event_type=event.type, payload=envelope(event),
-                                  status="pending", attempts=0, next_attempt_at=now, created_at=now,
-                                  updated_at=now)
+    return WebhookDelivery.insert_row(id=new_delivery_id(), tenant=sub.tenant_id, subscription=sub.id,
+                                      event=event.id, event_type=event.type, payload=envelope(event),
+                                      status="pending", attempts=0, next_attempt_at=now, created_at=now,
+                                      updated_at=now)
 
 
 def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubscription:
