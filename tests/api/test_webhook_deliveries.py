@@ -234,3 +234,42 @@ def test_a_recent_success_prevents_auto_disable(client, shop):
     _set(old.id, status="dead", created_at=clock.now() - timedelta(days=9))
     _set(recent.id, status="delivered", delivered_at=clock.now() - timedelta(days=1))
     assert webhook_delivery.maybe_auto_disable(WebhookSubscription.get_by_id(sub["id"])) is False
+
+
+def test_a_dns_failure_is_a_retryable_network_error(client, shop, app):
+    from shop.domain.webhook_transport import NetworkError, vetted_address
+
+    with pytest.raises(NetworkError, match="^dns: "):
+        vetted_address("bad..name", 443)  # refused by the resolver itself, no query leaves the host
+    subscribe(client, shop)
+    WebhookSubscription.update(url="https://bad..name/hook").execute()
+    inbound()
+    assert webhook_delivery.attempt(WebhookDelivery.get().id, app.config) is not None
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "retrying" and delivery.last_error.startswith("dns: ")
+    assert delivery.last_status_code is None and delivery.next_attempt_at is not None
+
+
+def test_redirects_are_not_followed(client, shop, app, tmp_path, monkeypatch):
+    with WebhookReceiver(tmp_path, default=(302, {"moved": True})) as receiver:
+        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
+        subscribe(client, shop, url=receiver.hook_url())
+        inbound()
+        webhook_delivery.attempt(WebhookDelivery.get().id, app.config)
+        assert len(receiver.events()) == 1
+    delivery = WebhookDelivery.get()
+    assert delivery.status == "retrying" and delivery.last_status_code == 302
+
+
+def test_the_body_sent_is_the_body_signed_and_the_stored_envelope(client, shop, app, tmp_path, monkeypatch):
+    from tests.e2e.webhook_receiver import verify
+
+    with WebhookReceiver(tmp_path) as receiver:
+        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
+        sub = subscribe(client, shop, url=receiver.hook_url())
+        inbound("é and ✓")  # non-ASCII text must survive signing byte for byte
+        webhook_delivery.attempt(WebhookDelivery.get().id, app.config)
+        item = receiver.events()[0]
+    assert verify(item["headers"]["Service-Signature"], item["raw"], [sub["signing_secret"]])
+    assert item["body"] == WebhookDelivery.get().payload
+    assert item["body"]["data"]["body"] == "é and ✓"
