@@ -76,6 +76,16 @@ def test_unparseable_json_is_400_invalid_json(client, acme):
     assert Customer.select().count() == 0
 
 
+@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000,
+                                  '{"display_name": ' * 5_000 + "1" + "}" * 5_000,
+                                  '{"display_name": "Ann", "count": ' + "1" * 5_000 + "}"],
+                         ids=["deeply nested array", "deeply nested object", "5000-digit integer"])
+def test_json_python_cannot_hold_is_400_invalid_json(client, acme, body):
+    response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
+    assert_error(response, 400, "invalid_json")
+    assert Customer.select().count() == 0
+
+
 @pytest.mark.parametrize("body", ["[1, 2]", '"text"', "42", "null"], ids=lambda b: f"body {b}")
 def test_a_body_that_is_not_an_object_is_400(client, acme, body):
     response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
