@@ -29,6 +29,14 @@ def test_unknown_route_outside_the_api_is_a_json_404(client):
     assert_error(client.get("/"), 404, "not_found")
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("path", ["/api/v1//customers", "/api/v1/customers//", "/api//v1/me"])
+def test_a_doubled_slash_is_a_json_404_not_a_redirect(client, acme, method, path):
+    response = client.open(path, method=method, json={}, headers=acme)
+    assert_error(response, 404, "not_found")
+    assert "Location" not in response.headers
+
+
 def test_wrong_method_is_405_with_allow_header(client, acme):
     response = client.put("/api/v1/me", headers=acme)
     error = assert_error(response, 405, "method_not_allowed")
