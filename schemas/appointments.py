@@ -5,7 +5,7 @@ from datetime import date
 
 import marshmallow as ma
 
-from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, Schema, list_schema
+from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, QueryInt32, Schema, list_schema
 from shop.models.appointments import STATUSES
 from shop.platform.errors import ApiError
 
@@ -64,16 +64,6 @@ class TicketRef(ma.fields.Field):
         if not isinstance(value, str) or not 1 <= len(value) <= 255:
             raise ma.ValidationError("Must be a ticket id: 1 to 255 characters or a positive integer.")
         return value
-
-
-class QueryInt32(ma.fields.Field):
-    """A positive 32-bit integer written as plain digits in a query string."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, str) or not value.isascii() or not value.isdigit() or len(value) > 10 \
-                or not 1 <= int(value) <= INT32_MAX:
-            raise ma.ValidationError(f"Must be a positive integer no larger than {INT32_MAX}.")
-        return int(value)
 
 
 def _text(max_length: int, required: bool = False, allow_none: bool = True, minimum: int = 0, **kwargs):

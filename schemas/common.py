@@ -31,6 +31,34 @@ class Int32(ma.fields.Integer):
         return number
 
 
+def plain_digits(value) -> bool:
+    """True for a query value written as ASCII digits only: int() alone would also take
+    "+1", " 1", "1_0" and non-ASCII digits such as "\uff12" (fullwidth 2)."""
+    return isinstance(value, str) and value.isascii() and value.isdigit()
+
+
+class QueryInteger(ma.fields.Integer):
+    """A non-negative integer written as plain digits in a query string."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not plain_digits(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryInt32(QueryInteger):
+    """A positive 32-bit integer written as plain digits in a query string."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("validate", ma.validate.Range(min=1, max=INT32_MAX))
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not plain_digits(value) or len(value) > 10 or not 1 <= int(value) <= INT32_MAX:
+            raise ma.ValidationError(f"Must be a positive integer no larger than {INT32_MAX}.")
+        return int(value)
+
+
 class QueryBool(ma.fields.Boolean):
     """A boolean query value: true/false/1/0 (any case) and nothing else, everywhere."""
 
@@ -68,7 +96,7 @@ class PaginationArgsSchema(Schema):
     class Meta:
         unknown = ma.EXCLUDE
 
-    limit = ma.fields.Integer(load_default=25, validate=ma.validate.Range(min=1, max=100))
+    limit = QueryInteger(load_default=25, validate=ma.validate.Range(min=1, max=100))
     cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000),
                               metadata={"error_code": "invalid_cursor"})
 

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from schemas.common import Int32, PaginationArgsSchema, Schema, list_schema
+from schemas.common import PaginationArgsSchema, QueryInt32, Schema, list_schema
 
 Str = ma.fields.String
 Stamp = ma.fields.String  # ISO 8601 with milliseconds and Z
@@ -47,7 +47,7 @@ class MessageSendResultSchema(Schema):
 
 
 class ConversationQueryArgsSchema(PaginationArgsSchema):
-    customer_id = Int32(strict=False, metadata={"error_code": "invalid_id"})
+    customer_id = QueryInt32(metadata={"error_code": "invalid_id"})
 
 
 class MessageSendSchema(Schema):

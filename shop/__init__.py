@@ -43,6 +43,8 @@ def create_app(test_config: dict | None = None) -> Flask:
                       OPENAPI_VERSION="3.0.3")
     app.json.sort_keys = False
     app.session_interface = NoSessions()
+    # a doubled slash is an unknown route (the JSON 404), not werkzeug's HTML 308 to the merged path
+    app.url_map.merge_slashes = False
     init_database(app.config["DATABASE"], float(app.config["DB_BUSY_TIMEOUT_SECONDS"]))
 
     from shop import cli, models

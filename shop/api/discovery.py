@@ -10,8 +10,18 @@ from shop.platform.smorest import Blueprint
 blp = Blueprint("discovery", __name__, description="Unauthenticated discovery endpoints")
 
 
+def _ok(description: str, mimetype: str = "application/json", kind: str = "object") -> dict:
+    """The documented 200 of a discovery endpoint (they return plain dicts, not schema dumps)."""
+    return {"200": {"description": description, "content": {mimetype: {"schema": {"type": kind}}}}}
+
+
+UNAVAILABLE = {"503": {"description": "A dependency is unavailable.",
+                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}
+
+
 @blp.route("")
 @blp.public
+@blp.doc(responses=_ok("The API index."))
 def index():
     """The API index: version and where to find the rest."""
     return {
@@ -28,6 +38,7 @@ def index():
 
 @blp.route("/health")
 @blp.public
+@blp.doc(responses={**_ok("Every dependency answers."), **UNAVAILABLE})
 def health_check():
     """Health: the database and the task queue answer."""
     checks = health.check()
@@ -38,6 +49,7 @@ def health_check():
 
 @blp.route("/openapi.json")
 @blp.public
+@blp.doc(responses=_ok("The OpenAPI 3 document."))
 def openapi_json():
     """The OpenAPI 3 document of this API, generated from its schemas."""
     return openapi_document(current_app.extensions["shop.api"])
@@ -45,6 +57,7 @@ def openapi_json():
 
 @blp.route("/openapi.yaml")
 @blp.public
+@blp.doc(responses=_ok("The OpenAPI 3 document as YAML.", "application/yaml", "string"))
 def openapi_yaml_document():
     """The same OpenAPI 3 document as YAML."""
     api = current_app.extensions["shop.api"]

@@ -45,7 +45,7 @@ def set_ticket_flag(tenant_id: str, data: dict, flag: str) -> dict:
 
 def _ticket_id(data: dict) -> int:
     raw = str(data.get("id", ""))
-    if not raw.isdigit() or len(raw) > 10:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:  # "²".isdigit(), yet int("²") raises
         raise ApiError(400, "invalid_field", "id must be a ticket id (a digit string).", param="id")
     return int(raw)
 

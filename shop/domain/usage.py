@@ -32,7 +32,9 @@ def _int_param(args, name: str, low: int, high: int) -> int | None:
     if len(values) != 1:
         return None
     text = values[0].strip()
-    if not text.lstrip("-").isdigit() or len(text) > 20:
+    digits = text.removeprefix("-")
+    # ASCII only: "²".isdigit() is true but int("²") raises, and "١" is no digit a client means
+    if not (digits.isascii() and digits.isdigit()) or len(text) > 20:
         return None
     value = int(text)
     return value if low <= value <= high else None

@@ -14,9 +14,22 @@ WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
 def start_request() -> None:
-    """Give the request its id and start its timer."""
+    """Give the request its id and start its timer; make its query string readable."""
     g.request_id = "req_" + secrets.token_hex(12)
     g.started = time.perf_counter()
+    _utf8_query_string()
+
+
+def _utf8_query_string() -> None:
+    """Raw bytes that are not UTF-8 in the query string read as U+FFFD, as %FF already does.
+
+    werkzeug decodes percent-escapes leniently but the raw query string strictly: `?a=\xff` sent
+    unescaped made request.args (and request.full_path) raise UnicodeDecodeError, a 500.
+    """
+    try:
+        request.query_string.decode()
+    except UnicodeDecodeError:
+        request.query_string = request.query_string.decode("utf-8", "replace").encode()
 
 
 def refuse_early() -> None:

@@ -1,5 +1,6 @@
 """webargs parsing with the spec's error codes: arrays in queries caught, marshmallow errors mapped."""
 
+import json
 import re
 
 from webargs.flaskparser import FlaskParser
@@ -27,6 +28,19 @@ class ShopParser(FlaskParser):
             else:
                 data[base] = values[0]
         return data
+
+    def _raw_load_json(self, req):
+        """The parsed body; text that parses to nothing Python can hold is invalid JSON, not a 500.
+
+        json.loads raises RecursionError on arrays or objects nested thousands deep and a plain
+        ValueError on an integer literal past Python's 4300-digit conversion limit.
+        """
+        try:
+            return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise
+        except (RecursionError, ValueError):
+            raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
 
     def load_json(self, req, schema):
         """The JSON body, refusing strings SQLite cannot store (unpaired UTF-16 surrogates)."""

@@ -67,6 +67,16 @@ def test_bad_customer_id_is_invalid_id(client, inbox, value):
     assert_error(response, 400, "invalid_id", param="customer_id")
 
 
+@pytest.mark.parametrize("value", ["+1", " 1", "1 ", "1_0", "\uff11", "\u0661"],
+                         ids=["plus sign", "leading space", "trailing space", "underscore", "fullwidth 1",
+                              "arabic-indic 1"])
+@pytest.mark.parametrize("path", ["/api/v1/messages/conversations", "/api/v1/messages"])
+def test_customer_id_not_written_as_plain_digits_is_invalid_id(client, inbox, path, value):
+    # int() takes all of these; like a path id, customer_id is ASCII digits only
+    response = client.get(path, query_string={"customer_id": value}, headers=inbox)
+    assert_error(response, 400, "invalid_id", param="customer_id")
+
+
 def test_conversation_and_its_messages_newest_first(client, inbox):
     conversation = client.get("/api/v1/messages/conversations/10", headers=inbox).get_json()
     assert conversation["unread_count"] == 2

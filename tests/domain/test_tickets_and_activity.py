@@ -49,7 +49,10 @@ def test_activity_deletes_a_ticket(tickets, runner):
     (["ticket.hidden", "--tenant", "acme", "--data", "{oops"], "not valid JSON"),
     (["ticket.hidden", "--tenant", "acme", "--data", "[1]"], "JSON object"),
     (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "2001"}'], "No ticket"),
-], ids=["unknown kind", "unknown tenant", "bad json", "not an object", "another tenant's ticket"])
+    (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u00b2"}'], "digit string"),
+    (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u0661"}'], "digit string"),
+], ids=["unknown kind", "unknown tenant", "bad json", "not an object", "another tenant's ticket",
+        "superscript digit id", "arabic-indic digit id"])
 def test_activity_refusals_change_nothing(tickets, runner, args, message):
     result = runner.invoke(args=["shop", "activity", *args])
     assert result.exit_code != 0 and message in result.output

@@ -29,6 +29,36 @@ def test_unknown_route_outside_the_api_is_a_json_404(client):
     assert_error(client.get("/"), 404, "not_found")
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("path", ["/api/v1//customers", "/api/v1/customers//", "/api//v1/me"])
+def test_a_doubled_slash_is_a_json_404_not_a_redirect(client, acme, method, path):
+    response = client.open(path, method=method, json={}, headers=acme)
+    assert_error(response, 404, "not_found")
+    assert "Location" not in response.headers
+
+
+RAW_LATIN1_BYTE = {"QUERY_STRING": "limit=\xff"}  # WSGI carries raw bytes as latin-1 text
+
+
+def test_a_raw_non_utf8_byte_in_the_query_is_read_like_a_bad_escape(client, acme):
+    # ?limit=%FF (escaped) was already a 400; the same byte sent unescaped was a 500
+    response = client.get("/api/v1/customers", headers=acme, environ_overrides=RAW_LATIN1_BYTE)
+    assert_error(response, 400, "invalid_query", param="limit")
+
+
+def test_a_raw_non_utf8_byte_in_the_query_of_an_idempotent_post_is_not_a_500(client, acme):
+    response = client.post("/api/v1/_probe", json={"display_name": "Ann"},
+                           headers={**acme, "Idempotency-Key": "raw-byte-1"},
+                           environ_overrides={"QUERY_STRING": "x=\xff"})
+    assert response.status_code == 201
+
+
+def test_a_raw_non_utf8_byte_is_ignored_by_usage_like_any_malformed_value(client, acme):
+    response = client.get("/api/v1/usage", headers=acme,
+                          environ_overrides={"QUERY_STRING": "window_days=\xff"})
+    assert response.status_code == 200
+
+
 def test_wrong_method_is_405_with_allow_header(client, acme):
     response = client.put("/api/v1/me", headers=acme)
     error = assert_error(response, 405, "method_not_allowed")
@@ -72,6 +102,16 @@ def test_oversized_body_is_413(client, app, acme):
 def test_unparseable_json_is_400_invalid_json(client, acme):
     response = client.post("/api/v1/_probe", data='{"display_name": ', content_type="application/json",
                            headers=acme)
+    assert_error(response, 400, "invalid_json")
+    assert Customer.select().count() == 0
+
+
+@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000,
+                                  '{"display_name": ' * 5_000 + "1" + "}" * 5_000,
+                                  '{"display_name": "Ann", "count": ' + "1" * 5_000 + "}"],
+                         ids=["deeply nested array", "deeply nested object", "5000-digit integer"])
+def test_json_python_cannot_hold_is_400_invalid_json(client, acme, body):
+    response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
     assert_error(response, 400, "invalid_json")
     assert Customer.select().count() == 0
 

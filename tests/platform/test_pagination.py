@@ -59,6 +59,15 @@ def test_limit_out_of_range_is_invalid_query(client, customers, limit):
     assert_error(response, 400, "invalid_query", param="limit")
 
 
+@pytest.mark.parametrize("limit", ["+2", " 2", "2 ", "1_0", "\uff12", "\u0662"],
+                         ids=["plus sign", "leading space", "trailing space", "underscore", "fullwidth 2",
+                              "arabic-indic 2"])
+def test_limit_not_written_as_plain_digits_is_invalid_query(client, customers, limit):
+    # int() takes all of these; the query grammar is ASCII digits only
+    response = client.get("/api/v1/customers", query_string={"limit": limit}, headers=customers)
+    assert_error(response, 400, "invalid_query", param="limit")
+
+
 @pytest.mark.parametrize("query", ["limit=1&limit=2", "limit[]=3", "limit[x]=3"],
                          ids=["repeated", "array", "object"])
 def test_arrays_or_objects_for_a_scalar_are_invalid_query(client, customers, query):

@@ -115,6 +115,18 @@ def test_malformed_parameters_fall_back_to_defaults(client, acme, query):
     assert body["window"]["since"] is not None
 
 
+@pytest.mark.parametrize("query", [
+    "?window_days=%C2%B2", "?since=%C2%B2", "?until=-%C2%B2", "?limit=%C2%B2&by_key=true",
+    "?window_days=%D9%A1", "?window_days=-%C2%B9",
+], ids=["superscript window_days", "superscript since", "negative superscript until", "superscript limit",
+        "arabic-indic window_days", "negative superscript window_days"])
+def test_non_ascii_digits_are_malformed_and_fall_back_to_defaults(client, acme, query):
+    # "\u00b2".isdigit() is true but int() refuses it: this was a 500
+    body = usage(client, acme, query)
+    assert body["object"] == "api_usage"
+    assert body["window"]["since"] is not None
+
+
 def test_default_window_is_30_days(client, acme):
     body = client.get("/api/v1/usage", headers=acme).get_json()
     from datetime import datetime
