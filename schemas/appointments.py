@@ -76,22 +76,7 @@ def _email(**kwargs):
                             **kwargs)
 
 
-class ScalarQuery(Schema):
-    """Query filters: a repeated or bracketed key is invalid_query before any filter's own code."""
-
-    class Meta:
-        unknown = ma.EXCLUDE
-
-    @ma.pre_load
-    def refuse_arrays(self, data, **kwargs):
-        for key, value in data.items():
-            if isinstance(value, list) and key in self.fields:
-                raise ApiError(400, "invalid_query", f"{key} must be given once, as a plain value.",
-                               param=key)
-        return data
-
-
-class AppointmentQueryArgsSchema(ScalarQuery, PaginationArgsSchema):
+class AppointmentQueryArgsSchema(PaginationArgsSchema):
     date_from = LocalDate(**_code("invalid_date_from"))
     date_to = LocalDate(**_code("invalid_date_to"))
     status = ma.fields.String(validate=ma.validate.OneOf(STATUSES), **_code("invalid_status"))
@@ -102,7 +87,12 @@ class AppointmentQueryArgsSchema(ScalarQuery, PaginationArgsSchema):
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
 
 
-class SlotQueryArgsSchema(ScalarQuery):
+class SlotQueryArgsSchema(Schema):
+    """GET /appointments/slots: date (required), service_id and tech_id."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
     date = LocalDate(required=True, **_code("invalid_date"))
     service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))

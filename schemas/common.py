@@ -98,7 +98,7 @@ class PaginationArgsSchema(Schema):
 
     limit = QueryInteger(load_default=25, validate=ma.validate.Range(min=1, max=100))
     cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000),
-                              metadata={"error_code": "invalid_cursor"})
+                              metadata={"error_code": "invalid_cursor", "array_code": "invalid_cursor"})
 
 
 def list_schema(item_schema, name: str):

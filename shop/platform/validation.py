@@ -18,12 +18,17 @@ class ShopParser(FlaskParser):
     """A parser that turns every failure into an ApiError with the spec's code and param."""
 
     def load_querystring(self, req, schema):
-        """Query values as a dict; a repeated key or `key[...]` becomes a list, which no scalar accepts."""
+        """Query values as a dict; a parameter of the schema given as an array or object
+        (`?a=1&a=2`, `a[]=1`, `a[x]=1`) is 400 invalid_query, before any parameter's own code."""
         data = {}
+        fields = {field.data_key or name: field for name, field in schema.fields.items()}
         for key in req.args.keys():
             values = req.args.getlist(key)
             base = key.split("[", 1)[0] if key.endswith("]") and "[" in key else key
             if base != key or len(values) > 1 or base in data:
+                if base in fields:  # a field may name its own code (the cursor: invalid_cursor)
+                    code = fields[base].metadata.get("array_code", "invalid_query")
+                    raise ApiError(400, code, f"{base} must be given once, as a plain value.", param=base)
                 data[base] = list(values)
             else:
                 data[base] = values[0]

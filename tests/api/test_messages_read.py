@@ -61,7 +61,7 @@ def test_customer_filter(client, inbox):
     assert [c["id"] for c in body["data"]] == [10, 12]
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "2147483648", "", "1&customer_id=2"])
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "2147483648", ""])
 def test_bad_customer_id_is_invalid_id(client, inbox, value):
     response = client.get(f"/api/v1/messages/conversations?customer_id={value}", headers=inbox)
     assert_error(response, 400, "invalid_id", param="customer_id")
@@ -75,6 +75,13 @@ def test_customer_id_not_written_as_plain_digits_is_invalid_id(client, inbox, pa
     # int() takes all of these; like a path id, customer_id is ASCII digits only
     response = client.get(path, query_string={"customer_id": value}, headers=inbox)
     assert_error(response, 400, "invalid_id", param="customer_id")
+
+
+@pytest.mark.parametrize("query", ["customer_id=1&customer_id=2", "customer_id[]=1", "customer_id[a]=1"],
+                         ids=["repeated", "array", "object"])
+def test_customer_id_as_array_or_object_is_invalid_query(client, inbox, query):
+    response = client.get(f"/api/v1/messages/conversations?{query}", headers=inbox)
+    assert_error(response, 400, "invalid_query", param="customer_id")
 
 
 def test_conversation_and_its_messages_newest_first(client, inbox):
