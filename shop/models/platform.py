@@ -40,6 +40,7 @@ class IdempotencyRecord(BaseModel):
     status_code = IntegerField(null=True)
     body = TextField(null=True)
     content_type = CharField(max_length=100, null=True)
+    request_id = CharField(max_length=40, null=True)  # of the request that ran; replays repeat it
     created_at = UTCDateTimeField(index=True)
 
     class Meta:

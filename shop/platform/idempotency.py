@@ -121,13 +121,19 @@ def _complete(record, response, sensitive: bool = False) -> None:
     body = response.get_data(as_text=True)
     if sensitive:  # a response that shows a secret (a webhook signing secret) is stored encrypted
         body = secretbox.encrypt(body)
-    (IdempotencyRecord.update(state="completed", status_code=response.status_code,
-                              body=body, content_type=response.content_type)
+    (IdempotencyRecord.update(state="completed", status_code=response.status_code, body=body,
+                              content_type=response.content_type, request_id=g.get("request_id"))
      .where(IdempotencyRecord.id == record.id).execute())
 
 
 def replay(record):
-    """The saved response, marked as a replay."""
+    """The saved response, marked as a replay, under the request id of the request that ran.
+
+    A saved error body names that request's id; answering under the same X-Request-Id keeps the
+    spec's rule that the error body's request_id repeats the header.
+    """
+    if record.request_id:
+        g.request_id = record.request_id
     body = record.body
     if body.startswith(secretbox.PREFIX):
         body = secretbox.decrypt(body)

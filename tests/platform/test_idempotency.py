@@ -27,6 +27,7 @@ def test_a_retry_replays_the_saved_response(client, acme):
     second = post(client, acme, {"display_name": "Ann"}, key="create-ann-1")
     assert first.status_code == second.status_code == 201
     assert second.get_json() == first.get_json()
+    assert second.headers["X-Request-Id"] == first.headers["X-Request-Id"]
     assert second.headers["Idempotent-Replayed"] == "true"
     assert "Idempotent-Replayed" not in first.headers
     assert Customer.select().count() == 1
@@ -73,6 +74,8 @@ def test_client_errors_are_saved_and_replayed_without_changes(client, acme):
     second = post(client, acme, {"display_name": "Ann", "fail": "conflict"}, key="k-err")
     assert first.status_code == second.status_code == 409
     assert second.get_json() == first.get_json()
+    # the replayed error names the request that ran, and is answered under that same id
+    assert second.get_json()["error"]["request_id"] == second.headers["X-Request-Id"]
     assert Customer.select().count() == 0
 
 
