@@ -11,6 +11,8 @@ COMMON_ERRORS = {
     "402": ("payment_required_error", "upgrade_required", "Your plan does not include API access.", None),
     "403": ("permission_error", "insufficient_scope", "This API key lacks the required scope.", None),
     "404": ("not_found_error", "not_found", "No such record.", None),
+    "409": ("conflict_error", "idempotency_key_reuse",
+            "This Idempotency-Key was used with a different request body or URL.", "Idempotency-Key"),
     "405": ("method_not_allowed_error", "method_not_allowed", "Method not allowed.", None),
     "413": ("invalid_request_error", "payload_too_large", "The request body is too large.", None),
     "415": ("unsupported_media_type_error", "unsupported_media_type", "Use application/json.", None),
@@ -20,6 +22,7 @@ COMMON_ERRORS = {
 }
 AUTH_ONLY = ("401", "402", "403", "429", "503")
 WRITE_ONLY = ("413", "415")
+POST_ONLY = ("409",)  # Idempotency-Key conflicts; an operation may document its own 409 besides
 
 
 def _error_response(status: str) -> dict:
@@ -31,13 +34,31 @@ def _error_response(status: str) -> dict:
                                              "example": example}}}
 
 
+IDEMPOTENCY_HEADER = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "description": "Makes a retry safe: the first response is saved for 24 hours and replayed. "
+                   "1 to 255 visible ASCII characters (rotate_secret: required, at least 8).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+}
+
+
+def _add_idempotency_header(operation: dict) -> None:
+    parameters = operation.setdefault("parameters", [])
+    if not any(p.get("in") == "header" and p.get("name") == "Idempotency-Key" for p in parameters):
+        parameters.append(dict(IDEMPOTENCY_HEADER))
+
+
 def _add_errors(operation: dict, method: str) -> None:
+    if method == "post":
+        _add_idempotency_header(operation)
     responses = operation.setdefault("responses", {})
     public = operation.get("security") == []
     for status in COMMON_ERRORS:
         if public and status in AUTH_ONLY:
             continue
         if method not in ("post", "put", "patch", "delete") and status in WRITE_ONLY:
+            continue
+        if method != "post" and status in POST_ONLY:
             continue
         responses.setdefault(status, _error_response(status))
     responses.pop("default", None)

@@ -78,3 +78,13 @@ def test_discovery_needs_no_key_and_sets_request_id(client):
         response = client.get(path)
         assert response.status_code == 200
         assert response.headers["X-Request-Id"].startswith("req_")
+
+
+def test_every_post_documents_idempotency_conflicts_and_the_header(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    posts = [op for path in spec["paths"].values() for method, op in path.items() if method == "post"]
+    assert posts
+    for operation in posts:
+        assert "409" in operation["responses"], operation.get("summary")
+        names = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "header"}
+        assert "Idempotency-Key" in names, operation.get("summary")
