@@ -21,7 +21,8 @@ import socket  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from email.message import EmailMessage  # noqa: E402
+from email.mime.text import MIMEText  # noqa: E402
+from email.utils import formatdate, make_msgid  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,10 +40,11 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def _mime(i: int) -> EmailMessage:
-    mime = EmailMessage()
-    mime["From"], mime["To"], mime["Subject"] = "bench@localhost", "ann@example.com", f"Baseline {i}"
-    mime.set_content("Your phone is ready.")
+def _mime(i: int) -> MIMEText:
+    """The same kind of message the service builds (text/plain, UTF-8, the same headers)."""
+    mime = MIMEText(f"Ready {i}", "plain", "utf-8")
+    mime["From"], mime["To"], mime["Subject"] = "bench@localhost", "ann@example.com", "Ticket #1001: Screen"
+    mime["Date"], mime["Message-ID"] = formatdate(usegmt=True), make_msgid(domain="localhost")
     return mime
 
 

@@ -7,7 +7,8 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from email.message import EmailMessage
+from email.header import Header
+from email.mime.text import MIMEText
 from email.utils import formatdate, make_msgid
 from urllib.parse import unquote, urlsplit
 
@@ -110,18 +111,24 @@ def _drop_connection() -> None:
             client.close()
 
 
-def _mime(message: Outgoing, domain: str) -> EmailMessage:
-    mime = EmailMessage()
+def _mime(message: Outgoing, domain: str) -> MIMEText:
+    """A text/plain UTF-8 email. The classic MIMEText builds and serialises in about a fifth of
+    EmailMessage's time (docs/performance.md), and a consumer sends many of them."""
+    mime = MIMEText(message.body, "plain", "utf-8")
     mime["From"] = message.sender or f"repair-shop@{domain}"
     mime["To"] = message.recipient
-    mime["Subject"] = message.subject or ""
+    mime["Subject"] = _header(message.subject or "")
     mime["Date"] = formatdate(usegmt=True)
     mime["Message-ID"] = make_msgid(domain=domain)
     if message.in_reply_to:
         mime["In-Reply-To"] = message.in_reply_to
         mime["References"] = message.in_reply_to
-    mime.set_content(message.body)
     return mime
+
+
+def _header(text: str):
+    """ASCII as is; anything else RFC 2047-encoded."""
+    return text if text.isascii() else Header(text, "utf-8")
 
 
 def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accepted:

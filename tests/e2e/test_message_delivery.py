@@ -128,8 +128,11 @@ def test_a_lost_enqueue_is_recovered_by_the_sweep(client, shop, start_consumer):
 
 def test_smtp_connections_are_reused_and_renewed_when_stale(client, shop, start_consumer):
     def send_and_wait(count):
-        client.post("/api/v1/messages/send", headers=shop, json={"ticket_id": "1001", "channel": "email",
-                                                                 "body": f"Message {count}"})
+        client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={"ticket_id": "1001", "channel": "email", "body": f"Message {count}"},
+        )
         wait_until(lambda: Message.select().where(Message.delivery_status == "sent").count() == count)
 
     first = SmtpSink()
@@ -142,3 +145,25 @@ def test_smtp_connections_are_reused_and_renewed_when_stale(client, shop, start_
         send_and_wait(4)
         assert len(second.messages) == 1
     assert Event.select().where(Event.type == "message.sent").count() == 4
+
+
+def test_non_ascii_subject_and_body_arrive_intact(client, shop, start_consumer):
+    from email.header import decode_header, make_header
+
+    with SmtpSink() as sink:
+        start_consumer(SHOP_SMTP_URL=sink.url)
+        client.post(
+            "/api/v1/messages/send",
+            headers=shop,
+            json={
+                "ticket_id": "1001",
+                "channel": "email",
+                "subject": "Réparation prête ✓",
+                "body": "Voilà, c'est prêt ✓",
+            },
+        )
+        wait_until(delivered)
+    mime = message_from_bytes(sink.messages[0].content)
+    assert str(make_header(decode_header(mime["Subject"]))) == "Réparation prête ✓"
+    assert mime.get_content_charset() == "utf-8"
+    assert mime.get_payload(decode=True).decode("utf-8") == "Voilà, c'est prêt ✓"
