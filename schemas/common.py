@@ -1,5 +1,7 @@
 """Schemas every resource shares: the error body, the list envelope, pagination, 32-bit ids."""
 
+import datetime
+
 import marshmallow as ma
 
 INT32_MAX = 2_147_483_647
@@ -57,6 +59,16 @@ class QueryInt32(QueryInteger):
         if not plain_digits(value) or len(value) > 10 or not 1 <= int(value) <= INT32_MAX:
             raise ma.ValidationError(f"Must be a positive integer no larger than {INT32_MAX}.")
         return int(value)
+
+
+class UtcDateTime(ma.fields.DateTime):
+    """An ISO 8601 timestamp, loaded as the naive UTC datetime the store keeps (naive input is UTC)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        loaded = super()._deserialize(value, attr, data, **kwargs)
+        if loaded.tzinfo is None:
+            return loaded
+        return loaded.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
 class QueryBool(ma.fields.Boolean):

@@ -6,7 +6,7 @@ import zoneinfo
 import marshmallow as ma
 
 from schemas.activity import Amount, RecordId
-from schemas.common import Schema
+from schemas.common import Schema, UtcDateTime
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
 from shop.domain.webhooks import API_VERSIONS
@@ -17,7 +17,7 @@ from shop.models.tenancy import BILLING_STATUSES, PLANS
 
 Str = ma.fields.String
 Bool = ma.fields.Boolean
-AwareDateTime = ma.fields.DateTime  # ISO 8601; stored as naive UTC by the loader
+AwareDateTime = UtcDateTime  # ISO 8601, loaded as naive UTC
 
 
 def _timezone(value: str) -> None:

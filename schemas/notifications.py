@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, QueryBool, Schema, list_schema
+from schemas.common import PaginationArgsSchema, QueryBool, Schema, UtcDateTime, list_schema
 
 Str = ma.fields.String
 
@@ -78,8 +78,8 @@ class NotificationFixture(NotificationInputSchema):
     id = ma.fields.Integer(strict=True, validate=ma.validate.Range(min=1, max=2_147_483_647))
     read = ma.fields.Boolean()
     archived = ma.fields.Boolean(load_default=False)
-    archived_at = ma.fields.DateTime(allow_none=True)
-    created_at = ma.fields.DateTime()
+    archived_at = UtcDateTime(allow_none=True)
+    created_at = UtcDateTime()
 
 
 NotificationListSchema = list_schema(NotificationSchema, "NotificationListSchema")

@@ -1,6 +1,5 @@
 """Loading a fixture file: validated whole, written in one transaction, all or nothing."""
 
-from datetime import UTC, datetime
 
 import marshmallow as ma
 from peewee import IntegrityError
@@ -37,12 +36,6 @@ def _first_error(messages, path: str = "") -> tuple[str, str]:
     return path or "(file)", messages[0] if isinstance(messages, list) else str(messages)
 
 
-def utc(value: datetime | None) -> datetime | None:
-    if value is None or value.tzinfo is None:
-        return value
-    return value.astimezone(UTC).replace(tzinfo=None)
-
-
 def load_fixture(document) -> dict:
     """Validate and load a fixture document; returns a summary with every generated token."""
     try:
@@ -69,7 +62,7 @@ def insert(path: str, fn, *args, **kwargs):
 def _load_tenant(path: str, data: dict, summary: dict) -> None:
     tenant_id = data["id"]
     fields = {k: data[k] for k in ("name", "timezone", "plan", "billing_status", "suspended")}
-    insert(path, Tenant.create, id=tenant_id, current_period_end=utc(data.get("current_period_end")),
+    insert(path, Tenant.create, id=tenant_id, current_period_end=data.get("current_period_end"),
            send_rate_per_minute=data.get("send_rate_per_minute"), booking=data.get("booking"), **fields)
     summary["tenants"].append(tenant_id)
     for section, loader in SECTION_LOADERS:
@@ -84,14 +77,12 @@ def _load_user(path: str, tenant_id: str, user: dict, summary: dict) -> None:
 def _load_api_key(path: str, tenant_id: str, key: dict, summary: dict) -> None:
     created, token = insert(path, create_key, tenant_id, key["scopes"], mode=key["mode"],
                             token=key.get("token"), key_id=key.get("id"),
-                            expires_at=utc(key["expires_at"]), revoked=key["revoked"])
+                            expires_at=key["expires_at"], revoked=key["revoked"])
     summary["api_keys"].append({"id": created.id, "tenant": tenant_id, "mode": created.mode,
                                 "token": token, "scopes": created.scopes})
 
 
 def _load_customer(path: str, tenant_id: str, customer: dict, summary: dict) -> None:
-    if "created_at" in customer:
-        customer["created_at"] = utc(customer["created_at"])
     insert(path, Customer.create, tenant=tenant_id, **customer)
 
 
@@ -102,31 +93,20 @@ def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None
         raise FixtureError(f"{path}.customer_id", f"no customer {customer_id} in this tenant.")
     if "id" in ticket:
         ticket["id"] = int(ticket["id"])
-    if "created_at" in ticket:
-        ticket["created_at"] = utc(ticket["created_at"])
     insert(path, Ticket.create, tenant=tenant_id, customer=customer_id, **ticket)
 
 
 def _load_webhook_subscription(path: str, tenant_id: str, sub: dict, summary: dict) -> None:
-    for name in ("created_at", "disabled_at"):
-        if sub.get(name) is not None:
-            sub[name] = utc(sub[name])
     insert(path, load_subscription, tenant_id, sub, summary)
 
 
 def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dict) -> None:
-    for name in ("created_at", "updated_at", "cancelled_at"):
-        if appointment.get(name) is not None:
-            appointment[name] = utc(appointment[name])
     insert(path, Appointment.create, tenant=tenant_id, **appointment)
 
 
 def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:
     stored = {key: item.pop(key) for key in ("id", "read", "archived", "archived_at", "created_at")
               if key in item}
-    for key in ("archived_at", "created_at"):
-        if key in stored:
-            stored[key] = utc(stored[key])
     if stored.get("archived"):
         # an archived row was dismissed, which reads it (as the archive endpoint does)
         stored.setdefault("read", True)

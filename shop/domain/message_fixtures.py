@@ -17,8 +17,6 @@ def load_conversation(path: str, tenant_id: str, item: dict, summary: dict) -> N
         item.setdefault("customer_email", customer.email)
         item.setdefault("customer_name", customer.display_name)
     item["customer"] = item.pop("customer_id", None)
-    if "created_at" in item:
-        item["created_at"] = fixtures.utc(item["created_at"])
     conversation = fixtures.insert(path, Conversation.create, tenant=tenant_id, **item)
     conversation.updated_at = conversation.created_at  # then moved to its latest message
     for i, message in enumerate(messages):
@@ -28,7 +26,7 @@ def load_conversation(path: str, tenant_id: str, item: dict, summary: dict) -> N
 
 def _load_message(path: str, tenant_id: str, conversation: Conversation, message: dict) -> None:
     message["message_id_header"] = message.pop("message_id", None)
-    message["created_at"] = fixtures.utc(message.get("created_at")) or conversation.created_at
+    message["created_at"] = message.get("created_at") or conversation.created_at
     if message["direction"] == "outbound":
         message.setdefault("read", True)
         message["delivery_status"] = "sent"

@@ -8,13 +8,10 @@ from shop.models import Customer, Estimate, Invoice, Lead, Payment, Refund, Tick
 # a status implies its timestamp; one left out is the load time, as created_at is
 STATUS_STAMPS = {"sent": "sent_at", "paid": "paid_at", "void": "voided_at", "approved": "approved_at",
                  "declined": "declined_at", "converted": "converted_at"}
-TIMESTAMPS = ("created_at", "sent_at", "paid_at", "voided_at", "approved_at", "declined_at", "converted_at")
 
 
 def _times(item: dict) -> None:
-    for name in TIMESTAMPS:
-        if item.get(name) is not None:
-            item[name] = fixtures.utc(item[name])
+    """A record loaded in a status stamps that status's time (its creation time when none is given)."""
     stamp = STATUS_STAMPS.get(item.get("status"))
     if stamp is not None and item.get(stamp) is None:
         item[stamp] = item.get("created_at") or clock.now()

@@ -24,7 +24,27 @@ def test_customers_are_isolated_per_tenant(client, load):
     load(acme, globex)
     body = client.get("/api/v1/customers", headers=auth_headers("sk_test_acme_token_0001")).get_json()
     assert [c["id"] for c in body["data"]] == ["1"]
-    assert body["data"][0] == {"object": "customer", "id": "1", "display_name": "Ann",
-                               "email": "ann@x.test", "created_at": body["data"][0]["created_at"]}
+    assert body["data"][0] == {
+        "object": "customer",
+        "id": "1",
+        "display_name": "Ann",
+        "email": "ann@x.test",
+        "created_at": body["data"][0]["created_at"],
+    }
     assert body["data"][0]["created_at"].endswith("Z")
     assert Customer.select().count() == 2
+
+
+def test_fixture_timestamps_with_an_offset_are_stored_as_utc(client, load):
+    load(
+        tenant_fixture(
+            "acme",
+            customers=[
+                {"id": 1, "display_name": "Ann", "created_at": "2026-10-01T10:00:00-04:00"},
+                {"id": 2, "display_name": "Bo", "created_at": "2026-10-01T10:00:00"},
+            ],
+        )
+    )
+    body = client.get("/api/v1/customers", headers=auth_headers("sk_test_acme_token_0001")).get_json()
+    stamps = {c["id"]: c["created_at"] for c in body["data"]}
+    assert stamps == {"1": "2026-10-01T14:00:00.000Z", "2": "2026-10-01T10:00:00.000Z"}  # naive input is UTC
