@@ -1,6 +1,6 @@
 """The Repair-Shop Service: create_app() builds the Flask app on one SQLite file."""
 
-from flask import Flask
+from flask import Flask, g
 from flask.sessions import SessionInterface
 
 from shop.config import load_config
@@ -13,7 +13,8 @@ class ShopFlask(Flask):
     def dispatch_request(self):
         from shop.platform import auth, idempotency
 
-        return idempotency.run(auth.view_function(), super().dispatch_request, self._to_response)
+        view = g.view if "view" in g else auth.view_function()
+        return idempotency.run(view, super().dispatch_request, self._to_response)
 
     def _to_response(self, dispatch):
         """Run a view and turn whatever it returns or raises into a response."""

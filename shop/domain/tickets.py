@@ -44,10 +44,10 @@ def set_ticket_flag(tenant_id: str, data: dict, flag: str) -> dict:
 
 
 def _ticket_id(data: dict) -> int:
-    raw = str(data.get("id", ""))
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10:  # "²".isdigit(), yet int("²") raises
+    number = ticket_number(data.get("id", ""))
+    if number is None:
         raise ApiError(400, "invalid_field", "id must be a ticket id (a digit string).", param="id")
-    return int(raw)
+    return number
 
 
 def hide_ticket(tenant_id: str, data: dict) -> dict:

@@ -34,7 +34,7 @@ def view_function():
 
 def authenticate() -> None:
     """before_request: verify the key and everything that gates it, in the spec's order."""
-    view = view_function()
+    view = g.view = view_function()  # dispatch reuses it for the Idempotency-Key rules
     if view is None or getattr(view, "_public", False):
         return
     _refuse_blocked_address()
