@@ -59,7 +59,11 @@ class HttpReceiver:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                expected = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(expected)
+                if len(body) < expected:  # the sender died mid-request (the SIGKILL test): never received
+                    self.close_connection = True
+                    return
                 time.sleep(receiver.delay)
                 with receiver.lock:
                     receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
