@@ -84,6 +84,12 @@ def taken(kind: str, record_id) -> ApiError:
     return ApiError(409, "conflict", f"A {kind} with id {record_id} already exists.", param="id")
 
 
+def refuse_taken_id(model, fields: dict, kind: str) -> None:
+    """409 conflict when a create names an id some record (of any tenant) already has."""
+    if "id" in fields and model.get_or_none(model.id == fields["id"]) is not None:
+        raise taken(kind, fields["id"])
+
+
 def unprocessable(message: str, param: str | None = None) -> ApiError:
     """The refusal for a change the record's state does not allow."""
     return ApiError(422, "unprocessable", message, param=param)

@@ -2,7 +2,7 @@
 
 from schemas.activity import CustomerCreated, CustomerUpdated
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, taken
+from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
 from shop.domain.events import emit
 from shop.domain.records import apply_changes
 from shop.models import Customer
@@ -48,8 +48,7 @@ def find_customer(tenant_id: str, customer_id: int, param: str = "id") -> Custom
 
 def new_customer(tenant_id: str, fields: dict) -> Customer:
     """Create a customer (the id given is kept) and emit customer.created."""
-    if "id" in fields and Customer.get_or_none(Customer.id == fields["id"]) is not None:
-        raise taken("customer", fields["id"])
+    refuse_taken_id(Customer, fields, "customer")
     customer = Customer.create(tenant=tenant_id, created_at=clock.now(), **fields)
     emit(tenant_id, "customer.created", observed(customer_record(customer)))
     return customer

@@ -12,7 +12,7 @@ from schemas.activity import (
     PaymentRefunded,
 )
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, taken, unprocessable
+from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
 from shop.domain.events import emit
 from shop.domain.records import str_id
 from shop.domain.tickets import activity_ticket
@@ -117,8 +117,7 @@ def _emit_invoice(tenant_id: str, type_: str, invoice: Invoice) -> dict:
 def create_invoice(tenant_id: str, data: dict) -> dict:
     """In-app activity: a draft invoice is created, for a ticket (its customer by default) or a customer."""
     fields = parse_data(InvoiceCreated, data)
-    if "id" in fields and Invoice.get_or_none(Invoice.id == fields["id"]) is not None:
-        raise taken("invoice", fields["id"])
+    refuse_taken_id(Invoice, fields, "invoice")
     if fields.get("ticket_id") is not None:
         ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
         fields.setdefault("customer_id", ticket.customer_id)
@@ -171,8 +170,7 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
     if fields["amount"] > due:
         raise unprocessable(f"amount {fields['amount']} exceeds the {due} due on invoice {invoice.id}.",
                             param="amount")
-    if "id" in fields and Payment.get_or_none(Payment.id == fields["id"]) is not None:
-        raise taken("payment", fields["id"])
+    refuse_taken_id(Payment, fields, "payment")
     payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
     emit(tenant_id, "payment.recorded", observed(payment_dto(payment)))
     if fields["amount"] == due:
@@ -205,8 +203,7 @@ def _refundable(payment: Payment) -> int:
 def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | None, refund_id=None) -> Refund:
     """Refund part or all of a payment: payment.refunded, then invoice.refunded for its invoice."""
     fields = {"id": refund_id} if refund_id is not None else {}
-    if refund_id is not None and Refund.get_or_none(Refund.id == refund_id) is not None:
-        raise taken("refund", refund_id)
+    refuse_taken_id(Refund, fields, "refund")
     refund = Refund.create(tenant=tenant_id, payment=payment, amount=amount, reason=reason,
                            created_at=clock.now(), **fields)
     emit(tenant_id, "payment.refunded", observed(refund_dto(refund)))

@@ -2,7 +2,7 @@
 
 from schemas.activity import LeadConverted, LeadCreated, LeadUpdated
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, taken, unprocessable
+from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
 from shop.domain.customers import find_customer, new_customer
 from shop.domain.events import emit
 from shop.domain.records import apply_changes, str_id
@@ -45,8 +45,7 @@ def _emit_lead(tenant_id: str, type_: str, lead: Lead) -> dict:
 def create_lead(tenant_id: str, data: dict) -> dict:
     """In-app activity: a lead is captured (web form, phone call, walk-in)."""
     fields = parse_data(LeadCreated, data)
-    if "id" in fields and Lead.get_or_none(Lead.id == fields["id"]) is not None:
-        raise taken("lead", fields["id"])
+    refuse_taken_id(Lead, fields, "lead")
     lead = Lead.create(tenant=tenant_id, status="new", created_at=clock.now(), **fields)
     return _emit_lead(tenant_id, "lead.created", lead)
 

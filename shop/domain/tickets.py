@@ -2,7 +2,7 @@
 
 from schemas.activity import TicketCreated, TicketStatusChanged, TicketUpdated
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, taken
+from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
 from shop.domain.events import emit
 from shop.domain.records import apply_changes, str_id
 from shop.models import Customer, Ticket
@@ -88,8 +88,7 @@ def _check_customer(tenant_id: str, customer_id) -> None:
 
 def new_ticket(tenant_id: str, fields: dict) -> Ticket:
     """Create a ticket (the id given is kept) and emit ticket.created."""
-    if "id" in fields and Ticket.get_or_none(Ticket.id == fields["id"]) is not None:
-        raise taken("ticket", fields["id"])
+    refuse_taken_id(Ticket, fields, "ticket")
     _check_customer(tenant_id, fields.get("customer_id"))
     ticket = Ticket.create(tenant=tenant_id, created_at=clock.now(), **fields)
     emit(tenant_id, "ticket.created", observed(ticket_dto(ticket)))
