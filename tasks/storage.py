@@ -6,9 +6,12 @@ import threading
 from huey.constants import EmptyData
 from huey.storage import SqliteStorage
 
+from shop.db import db as app_db
+from shop.db import writer_gate
+
 
 class SharedFileSqliteStorage(SqliteStorage):
-    """SqliteStorage with three changes, each measured in docs/performance.md:
+    """SqliteStorage with four changes, each measured in docs/performance.md:
 
     - synchronous=NORMAL like the app's connections (SqliteHuey runs FULL: an fsync per enqueue;
       in WAL mode NORMAL is still safe against corruption and loses at most the last commits on a
@@ -16,7 +19,9 @@ class SharedFileSqliteStorage(SqliteStorage):
     - a connection per thread instead of one connection behind one lock, so worker threads do not
       queue behind each other for reads;
     - pop_data looks before it takes the write lock: after every task Huey pops the task's revoke
-      key, which almost never exists.
+      key, which almost never exists;
+    - a task enqueued inside one of the app's write transactions is written in that transaction:
+      it commits with the rows it is about, or not at all, and costs no transaction of its own.
     """
 
     begin_sql = "begin immediate"
@@ -39,6 +44,15 @@ class SharedFileSqliteStorage(SqliteStorage):
 
     @contextlib.contextmanager
     def db(self, commit=False, close=False):
+        if commit:
+            with writer_gate.held(), self._cursor(commit, close) as cursor:
+                yield cursor
+        else:
+            with self._cursor(commit, close) as cursor:
+                yield cursor
+
+    @contextlib.contextmanager
+    def _cursor(self, commit, close):
         conn = self.conn
         cursor = conn.cursor()
         try:
@@ -65,6 +79,13 @@ class SharedFileSqliteStorage(SqliteStorage):
         conn.close()
         self._local.conn = None
         return True
+
+    def enqueue(self, data, priority=None):
+        if app_db.in_transaction() and app_db.database == self.filename:
+            app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
+                               (self.name, self.to_blob(data), priority or 0))
+        else:
+            super().enqueue(data, priority)
 
     def pop_data(self, key):
         if self.peek_data(key) is EmptyData:

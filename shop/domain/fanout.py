@@ -2,7 +2,7 @@
 
 import logging
 
-from shop.db import db, named_sql, run_sql
+from shop.db import named_sql, run_sql
 from shop.domain.event_catalog import matches
 from shop.domain.webhooks import queue_delivery
 from shop.models import Event, WebhookSubscription
@@ -22,13 +22,13 @@ def fan_out(event: Event) -> list[str]:
     rows = run_sql(ENABLED_SQL, {"tenant": event.tenant_id, "yes": True})
     subscriptions = [WebhookSubscription.from_row(row) for row in rows]
     ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
-    if ids:
-        db.after_commit(lambda: enqueue(ids))
+    enqueue(ids)
     return ids
 
 
 def enqueue(delivery_ids: list[str]) -> None:
-    """Hand deliveries to the consumer; if this fails, the periodic sweep picks them up."""
+    """Hand deliveries to the consumer, in the caller's transaction when there is one (tasks.storage);
+    if this fails, the periodic sweep picks them up."""
     try:
         from tasks.webhooks import deliver_webhook
 

@@ -4,7 +4,7 @@ import logging
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_transaction
+from shop.db import named_sql, run_sql, write_sql, write_transaction
 from shop.domain import providers
 from shop.domain.conversations import message_dto
 from shop.domain.events import emit
@@ -36,7 +36,7 @@ SENT_SQL = named_sql(
 def claim(message_id: int) -> Message | None:
     """Take a queued message (or one whose sender died) for sending; None if another has it."""
     now = clock.now()
-    rows = run_sql(CLAIM_SQL, {"id": message_id, "now": now,
+    rows = write_sql(CLAIM_SQL, {"id": message_id, "now": now,
                                "until": now + timedelta(seconds=CLAIM_SECONDS)})
     return Message.from_row(rows[0]) if rows else None
 

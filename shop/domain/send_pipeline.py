@@ -5,7 +5,7 @@ import re
 from datetime import timedelta
 
 from shop import clock
-from shop.db import db, named_sql, run_sql, write_transaction
+from shop.db import named_sql, run_sql, write_transaction
 from shop.domain.conversations import conversation_for_customer
 from shop.domain.tickets import ticket_number
 from shop.models import Customer, Message, Tenant, Ticket
@@ -138,7 +138,7 @@ def _subject(body: dict, ticket: Ticket) -> str:
 
 
 def send(tenant: Tenant, body: dict, sender: str | None, enqueue) -> dict:
-    """Run the synchronous pipeline and record the outbound message; `enqueue(id)` runs after commit."""
+    """Run the synchronous pipeline and record the outbound message and its delivery job."""
     channel = body["channel"]
     if channel == "sms" and body.get("subject") is not None:
         raise ApiError(400, "invalid_field", "subject applies to email messages only.", param="subject")
@@ -154,7 +154,7 @@ def send(tenant: Tenant, body: dict, sender: str | None, enqueue) -> dict:
         _check_send_rate(tenant)
         message_id = _record(tenant.id, ticket, customer, channel, text, recipient, sender,
                              _subject(body, ticket) if channel == "email" else None)
-        db.after_commit(lambda: enqueue(message_id))
+        enqueue(message_id)  # in this transaction (tasks.storage): the message and its job commit together
     return {"object": "message_send_result", "ok": True, "ticket_id": str(ticket.id), "channel": channel}
 
 

@@ -5,7 +5,7 @@ import logging
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_transaction
+from shop.db import named_sql, run_sql, write_sql, write_transaction
 from shop.domain import destinations, webhook_transport
 from shop.domain.signing import signature_header
 from shop.domain.webhooks import dead_letter, signing_secrets
@@ -52,7 +52,8 @@ NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reas
 def claim(delivery_id: str, hold_seconds: float) -> WebhookDelivery | None:
     """Take a due delivery for one attempt (None if it is not due or another worker has it)."""
     now = clock.now()
-    rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": now + timedelta(seconds=hold_seconds)})
+    until = now + timedelta(seconds=hold_seconds)
+    rows = write_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
     return WebhookDelivery.from_row(rows[0]) if rows else None
 
 
@@ -87,7 +88,7 @@ def attempt(delivery_id: str, config) -> float | None:
 
 def _record(delivery: WebhookDelivery, status: str, error: str | None, reply, next_at=None) -> None:
     now = clock.now()
-    run_sql(RECORD_SQL, {"id": delivery.id, "status": status, "error": error, "now": now,
+    write_sql(RECORD_SQL, {"id": delivery.id, "status": status, "error": error, "now": now,
                          "code": reply.status if reply else None, "ms": reply.ms if reply else None,
                          "excerpt": reply.excerpt if reply else None, "next": next_at,
                          "delivered": now if status == "delivered" else None})

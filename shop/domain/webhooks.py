@@ -8,7 +8,7 @@ from flask import current_app
 from peewee import CharField
 
 from shop import clock
-from shop.db import db, write_transaction
+from shop.db import write_transaction
 from shop.domain import destinations, event_catalog
 from shop.domain.events import envelope, new_event_id
 from shop.models import Event, WebhookDelivery, WebhookSubscription
@@ -235,12 +235,12 @@ def ping(tenant_id: str, subscription_id: str) -> dict:
         event = Event.create(id=new_event_id(), tenant=tenant_id, type="webhook.ping", api_version="v1",
                              data={"subscription_id": sub.id}, created=clock.now())
         delivery = queue_delivery(sub, event)
-        db.after_commit(lambda: enqueue_deliveries([delivery.id]))
+        enqueue_deliveries([delivery.id])
     return delivery_dto(delivery)
 
 
 def enqueue_deliveries(delivery_ids: list[str]) -> None:
-    """Hand deliveries to the consumer after the commit (late import: fanout imports this module)."""
+    """Hand deliveries to the consumer (late import: fanout imports this module)."""
     from shop.domain.fanout import enqueue
 
     enqueue(delivery_ids)

@@ -57,7 +57,10 @@ class Message(BaseModel):
         indexes = (
             (("conversation", "created_at", "id"), False),
             (("conversation", "direction", "read"), False),
-            (("tenant", "direction", "created_at"), False),
+            # the inbound email a send answers (In-Reply-To) without reading the whole conversation
+            (("conversation", "direction", "channel", "created_at", "id"), False),
+            # covers the send-rate count (shop.domain.send_pipeline): no table reads per recent send
+            (("tenant", "direction", "created_at", "delivery_status"), False),
             (("delivery_status", "next_attempt_at"), False),
         )
 

@@ -3,7 +3,7 @@
 import threading
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, run_sql, write_sql
 
 RECORD_SQL = named_sql(
     "INSERT INTO auth_failure (ip, minute, count) VALUES (:ip, :minute, 1) "
@@ -41,7 +41,7 @@ class BlockedAddresses:
 
     def record(self, ip: str, limit: int) -> None:
         minute = int(clock.timestamp() // 60)
-        count = run_sql(RECORD_SQL, {"ip": ip, "minute": minute})[0][0]
+        count = write_sql(RECORD_SQL, {"ip": ip, "minute": minute})[0][0]
         if count >= limit:
             with self._lock:
                 if self._key == (minute, limit):

@@ -4,7 +4,7 @@ import math
 from dataclasses import dataclass
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, write_sql
 
 # refill, cap at capacity, take one if there is one, and say whether it was taken: one statement,
 # so two processes can never both take the last token
@@ -51,11 +51,11 @@ class Take:
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
     params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id}
-    rows = run_sql(TAKE_SQL, params)
+    rows = write_sql(TAKE_SQL, params)
     if not rows:
         # first request of this key: start from a full bucket, then take as usual
-        run_sql(CREATE_SQL, params)
-        rows = run_sql(TAKE_SQL, params)
+        write_sql(CREATE_SQL, params)
+        rows = write_sql(TAKE_SQL, params)
     if not rows:  # the row vanished between the two statements: refuse rather than guess
         return Take(False, 0.0, capacity, refill)
     tokens, granted = rows[0]
