@@ -69,7 +69,7 @@ SUPPRESSED_SQL = named_sql(
 )
 RECENT_SENDS_SQL = named_sql(
     "SELECT COUNT(*) FROM message WHERE tenant_id = :tenant AND direction = 'outbound' "
-    "AND created_at > :since AND delivery_status IS NOT NULL"
+    "AND created_at > :since"
 )
 CONVERSATION_SQL = named_sql(
     "SELECT id FROM conversation WHERE tenant_id = :tenant AND customer_id = :customer ORDER BY id LIMIT 1"
@@ -123,8 +123,7 @@ def _check_send_rate(tenant: Tenant) -> None:
         return
     # the allowance-th newest send leaves the window first among those that fill it
     recent = (Message.for_tenant(tenant.id)
-              .where((Message.direction == "outbound") & (Message.created_at > since)
-                     & Message.delivery_status.is_null(False)))
+              .where((Message.direction == "outbound") & (Message.created_at > since)))
     oldest = recent.order_by(Message.created_at.desc()).offset(allowance - 1).first()
     wait = max(1, math.ceil((oldest.created_at + timedelta(seconds=60) - now).total_seconds()))
     raise ApiError(429, "rate_limited", f"This shop may send {allowance} messages a minute.",
