@@ -1,0 +1,93 @@
+"""Writers of the one database file: the writer gate, and jobs enqueued inside app transactions."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from shop.db import db, write_transaction, writer_gate
+from tasks import huey
+from tasks.maintenance import prune_idempotency_records
+
+ROOT = Path(__file__).resolve().parents[2]
+HOLD_SECONDS = 0.3
+
+
+def test_a_writer_waits_while_another_thread_holds_the_gate(app):
+    entered = threading.Event()
+
+    def other_writer():
+        with writer_gate.held():
+            entered.set()
+
+    with write_transaction():
+        thread = threading.Thread(target=other_writer)
+        thread.start()
+        assert not entered.wait(HOLD_SECONDS)  # queued behind this transaction
+    assert entered.wait(10)  # and let in as soon as it committed
+    thread.join(10)
+
+
+def test_a_writer_in_another_process_waits_for_the_gate(app):
+    script = ("import sys; from shop.db import init_database, writer_gate; init_database(sys.argv[1]); "
+              "print('waiting', flush=True)\nwith writer_gate.held(): print('entered', flush=True)")
+    with writer_gate.held():
+        child = subprocess.Popen([sys.executable, "-c", script, db.database], cwd=ROOT, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert child.stdout.readline().strip() == "waiting"
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.communicate(timeout=HOLD_SECONDS)
+    out, err = child.communicate(timeout=30)
+    assert out.strip() == "entered", err
+
+
+def test_nested_writes_pass_the_gate_once(app):
+    with write_transaction(), write_transaction(), writer_gate.held():
+        db.execute_sql("DELETE FROM task WHERE 0")  # would deadlock if the gate were taken twice
+
+
+def test_threads_that_wrote_leave_no_descriptor_open(app):
+    def write():
+        with write_transaction():
+            db.execute_sql("DELETE FROM task WHERE 0")
+        db.close()
+
+    def open_descriptors() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    write()  # this thread's own descriptor, kept while it lives
+    before = open_descriptors()
+    for _ in range(30):
+        thread = threading.Thread(target=write)
+        thread.start()
+        thread.join(10)
+    assert open_descriptors() <= before + 2
+
+
+def queued_elsewhere() -> int:
+    """Jobs in the queue as another connection sees them."""
+    with sqlite3.connect(db.database) as other:
+        return other.execute("SELECT COUNT(*) FROM task").fetchone()[0]
+
+
+def test_a_job_enqueued_in_a_transaction_commits_with_it(app):
+    with write_transaction():
+        prune_idempotency_records()
+        assert queued_elsewhere() == 0  # not before the transaction commits
+    assert queued_elsewhere() == 1 and huey.pending_count() == 1
+
+
+def test_a_job_enqueued_in_a_transaction_that_fails_is_never_queued(app):
+    with pytest.raises(RuntimeError), write_transaction():
+        prune_idempotency_records()
+        raise RuntimeError("the change that asked for the job failed")
+    assert huey.pending_count() == 0
+
+
+def test_a_job_enqueued_outside_a_transaction_is_queued_at_once(app):
+    prune_idempotency_records()
+    assert queued_elsewhere() == 1
