@@ -25,6 +25,11 @@ class Blueprint(_Blueprint):
 
     ARGUMENTS_PARSER = ShopParser()
 
+    def arguments(self, schema, *args, **kwargs):
+        """As flask-smorest's, with one schema instance per view: given a class, webargs would
+        build a new instance (fields deep-copied) on every request."""
+        return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+
     def scope(self, name: str | None):
         """Mark a view method with the scope it requires (None: any verified key)."""
 
