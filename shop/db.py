@@ -4,6 +4,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 
 from peewee import SqliteDatabase
 
@@ -28,55 +29,73 @@ def init_database(path: str, busy_timeout_seconds: float = 10) -> None:
         db.close()
     db.init(path, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds,
             returning_clause=True)
+    writer_gate.timeout = busy_timeout_seconds
 
 
 class WriterGate:
     """Writers of one database file queue here before they ask SQLite for its write lock.
 
-    SQLite makes a writer that finds the lock taken sleep and poll (1 ms, 2 ms, 5 ms, ...), so
-    under steady writes from the app and the consumer most of a collision is spent asleep after
-    the lock was already free. Each thread holds its own descriptor of a lock file and takes it
-    with flock, which wakes the next writer the moment the last one lets go. Writers that do not
-    pass here (the sqlite3 shell, a script) still meet SQLite's own lock and busy timeout.
+    SQLite makes a writer that finds the lock taken sleep and poll (1 ms, 2 ms, 5 ms, 10 ms, ...),
+    so under steady writes from the app and the consumer most of a collision is spent asleep after
+    the lock was already free. Here the threads of a process queue on a lock that hands over at
+    once, and processes on a lock file (flock) retried within a millisecond. After the busy
+    timeout a writer stops waiting for the gate and lets SQLite's own lock and timeout decide, so
+    a stuck writer fails the others as it always did instead of stalling them for ever. Writers
+    that do not pass here (the sqlite3 shell, a script) meet SQLite's lock as before.
     """
 
+    FIRST_PAUSE, LONGEST_PAUSE = 0.00005, 0.001
+
     def __init__(self):
-        self._local = threading.local()
+        self.timeout = 10.0  # init_database sets the busy timeout
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        """A new process starts outside the gate, with a free thread lock and its own lock file."""
+        self._depth = threading.local()
+        self._threads = threading.Lock()
+        self._file: tuple[str, int] | None = None
 
     @contextlib.contextmanager
     def held(self):
-        local = self._local
-        depth = getattr(local, "depth", 0)
-        fd = self._fd() if depth == 0 else None
-        if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        local.depth = depth + 1
+        depth = getattr(self._depth, "value", 0)
+        taken = depth == 0 and self._enter()
+        self._depth.value = depth + 1
         try:
             yield
         finally:
-            local.depth = depth
-            if fd is not None:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+            self._depth.value = depth
+            if taken:
+                fcntl.flock(self._file[1], fcntl.LOCK_UN)
+                self._threads.release()
 
-    def _fd(self) -> int | None:
-        """This thread's descriptor of the lock file beside the database (None for no file)."""
-        path, local = db.database, self._local
+    def _enter(self) -> bool:
+        path = db.database
         if not path or path == ":memory:":
-            return None
-        if getattr(local, "file", None) is None or local.file.key != (os.getpid(), path):
-            local.file = _LockFile(path)  # also in a forked child, whose inherited one is shared
-        return local.file.fd
+            return False
+        deadline = time.monotonic() + self.timeout
+        if not self._threads.acquire(timeout=self.timeout):
+            return False
+        fd, pause = self._fd(path), self.FIRST_PAUSE
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    self._threads.release()
+                    return False
+                time.sleep(pause)
+                pause = min(pause * 2, self.LONGEST_PAUSE)
 
-
-class _LockFile:
-    """An open descriptor of the gate's lock file, closed with the thread that opened it."""
-
-    def __init__(self, path: str):
-        self.key = (os.getpid(), path)
-        self.fd = os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-
-    def __del__(self):
-        os.close(self.fd)
+    def _fd(self, path: str) -> int:
+        """This process's descriptor of the lock file beside the database."""
+        if self._file is None or self._file[0] != path:
+            if self._file is not None:
+                os.close(self._file[1])
+            self._file = (path, os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        return self._file[1]
 
 
 writer_gate = WriterGate()

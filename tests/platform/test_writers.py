@@ -1,10 +1,12 @@
 """Writers of the one database file: the writer gate, and jobs enqueued inside app transactions."""
 
 import os
+import select
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -50,22 +52,34 @@ def test_nested_writes_pass_the_gate_once(app):
         db.execute_sql("DELETE FROM task WHERE 0")  # would deadlock if the gate were taken twice
 
 
-def test_threads_that_wrote_leave_no_descriptor_open(app):
-    def write():
-        with write_transaction():
-            db.execute_sql("DELETE FROM task WHERE 0")
-        db.close()
+def test_a_forked_child_waits_for_the_gate_its_parent_holds(app):
+    # a child that kept the inherited descriptor would share the parent's lock and walk in
+    read, write = os.pipe()
+    with writer_gate.held():
+        pid = os.fork()
+        if pid == 0:  # the child: take the gate, say so, leave at once
+            with writer_gate.held():
+                os.write(write, b"entered")
+            os._exit(0)
+        assert not select.select([read], [], [], HOLD_SECONDS)[0]
+    assert select.select([read], [], [], 10)[0] and os.read(read, 16) == b"entered"
+    os.waitpid(pid, 0)
 
-    def open_descriptors() -> int:
-        return len(os.listdir("/proc/self/fd"))
 
-    write()  # this thread's own descriptor, kept while it lives
-    before = open_descriptors()
-    for _ in range(30):
-        thread = threading.Thread(target=write)
+def test_a_writer_stops_waiting_for_a_stuck_gate_after_the_busy_timeout(app, monkeypatch):
+    monkeypatch.setattr(writer_gate, "timeout", HOLD_SECONDS)
+    outcome = {}
+
+    def other_writer():
+        started = time.monotonic()
+        with writer_gate.held():
+            outcome["waited"] = time.monotonic() - started
+
+    with writer_gate.held():
+        thread = threading.Thread(target=other_writer)
         thread.start()
         thread.join(10)
-    assert open_descriptors() <= before + 2
+        assert HOLD_SECONDS <= outcome["waited"] < 5  # went on while the gate was still held
 
 
 def queued_elsewhere() -> int:
