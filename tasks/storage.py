@@ -21,8 +21,12 @@ class SharedFileSqliteStorage(SqliteStorage):
     - pop_data looks before it takes the write lock: after every task Huey pops the task's revoke
       key, which almost never exists;
     - a task enqueued inside one of the app's write transactions is written in that transaction:
-      it commits with the rows it is about, or not at all, and costs no transaction of its own.
+      it commits with the rows it is about, or not at all, and costs no transaction of its own;
+    - the schema is created only when missing (and, inside an app transaction, by it): building
+      `huey` (importing `tasks`) must not wait for the write lock its own thread holds.
     """
+
+    OWN_OBJECTS = ("kv", "schedule", "task", "counter", "schedule_queue_timestamp", "task_queue_priority_id")
 
     begin_sql = "begin immediate"
 
@@ -80,8 +84,23 @@ class SharedFileSqliteStorage(SqliteStorage):
         self._local.conn = None
         return True
 
+    def _in_app_transaction(self) -> bool:
+        return app_db.in_transaction() and app_db.database == self.filename
+
+    def initialize_schema(self):
+        marks = ",".join("?" * len(self.OWN_OBJECTS))
+        present = self.sql(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
+                           self.OWN_OBJECTS, results=True)[0][0]
+        if present == len(self.OWN_OBJECTS):
+            return
+        if self._in_app_transaction():
+            for statement in self.ddl:
+                app_db.execute_sql(statement)
+        else:
+            super().initialize_schema()
+
     def enqueue(self, data, priority=None):
-        if app_db.in_transaction() and app_db.database == self.filename:
+        if self._in_app_transaction():
             app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
                                (self.name, self.to_blob(data), priority or 0))
         else:

@@ -29,6 +29,8 @@ def fan_out(event: Event) -> list[str]:
 def enqueue(delivery_ids: list[str]) -> None:
     """Hand deliveries to the consumer, in the caller's transaction when there is one (tasks.storage);
     if this fails, the periodic sweep picks them up."""
+    if not delivery_ids:
+        return
     try:
         from tasks.webhooks import deliver_webhook
 

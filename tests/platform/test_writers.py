@@ -105,3 +105,28 @@ def test_a_job_enqueued_in_a_transaction_that_fails_is_never_queued(app):
 def test_a_job_enqueued_outside_a_transaction_is_queued_at_once(app):
     prune_idempotency_records()
     assert queued_elsewhere() == 1
+
+
+IMPORT_IN_TRANSACTION = """
+import sys
+from shop import models
+from shop.db import init_database, write_transaction
+init_database(sys.argv[1], 1)
+models.create_tables()
+with write_transaction():
+    import tasks  # builds huey, which checks (and may create) its tables
+    from tasks.maintenance import prune_idempotency_records
+    prune_idempotency_records()
+"""
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["existing-queue-tables", "new-database"])
+def test_building_the_queue_inside_a_transaction_does_not_wait_on_itself(app, tmp_path, fresh):
+    # a command's transaction that emits an event is often what first imports `tasks`
+    path = str(tmp_path / "fresh.sqlite3") if fresh else db.database
+    env = {**os.environ, "SHOP_DATABASE": path, "SHOP_DB_BUSY_TIMEOUT_SECONDS": "1"}
+    done = subprocess.run([sys.executable, "-c", IMPORT_IN_TRANSACTION, path], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(path) as other:
+        assert other.execute("SELECT COUNT(*) FROM task").fetchone()[0] == 1
