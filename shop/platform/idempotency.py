@@ -110,8 +110,8 @@ def execute(record, dispatch, to_response, sensitive: bool = False):
             raise _Discard(response)
     except _Discard as discarded:
         response = discarded.response
-    if response.status_code >= 500:
-        record.delete_instance()  # let a retry run it again
+    if response.status_code >= 500 or response.status_code == 429:
+        record.delete_instance()  # a failure or a limit of the moment: let a retry run it again
     else:
         _complete(record, response)
     return response

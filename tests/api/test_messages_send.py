@@ -387,3 +387,18 @@ def test_sending_needs_messages_write(client, load):
     )
     assert_error(response, 403, "insufficient_scope")
     assert nothing_recorded()
+
+
+def test_a_send_refused_by_the_send_rate_runs_again_when_retried_with_its_key(client, load):
+    # the spec: back off on 429, then resend the same request with the same idempotency key
+    load(shop_fixture(send_rate_per_minute=1))
+    headers = {**auth_headers("sk_test_acme_token_0001"), "Idempotency-Key": "send-after-backoff"}
+    assert send(client, auth_headers("sk_test_acme_token_0001"), ticket_id="1001", channel="email",
+                body="x").status_code == 202
+    refused = send(client, headers, ticket_id="1001", channel="email", body="Ready")
+    assert_error(refused, 429, "rate_limited")
+    assert refused.headers["RateLimit-Reset"] == refused.headers["Retry-After"]
+    clock.advance(int(refused.headers["Retry-After"]) + 1)
+    retried = send(client, headers, ticket_id="1001", channel="email", body="Ready")
+    assert retried.status_code == 202 and "Idempotent-Replayed" not in retried.headers
+    assert [m.body for m in Message.select().order_by(Message.id)] == ["x", "Ready"]
