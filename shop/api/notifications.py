@@ -1,7 +1,6 @@
 """The in-app notification inbox: list, count, retrieve, and the read/archive flags."""
 
 from flask import g
-from werkzeug.exceptions import MethodNotAllowed
 
 from schemas.common import NoBodySchema
 from schemas.notifications import (
@@ -55,8 +54,6 @@ def archive_read(args, _body):
 @blp.scope("notifications.read")
 def get_notification(args, id):
     """Retrieve a notification."""
-    if id == "archive-read":  # the POST-only route's path also matches <id>: answer as routing would
-        raise MethodNotAllowed(valid_methods=["POST"])
     return inbox.get_notification(g.tenant.id, parse_id(id), args["scope"], args["user_email"])
 
 

@@ -3,7 +3,7 @@
 import logging
 import traceback
 
-from flask import g, jsonify
+from flask import current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from shop.platform.redaction import redact
@@ -86,8 +86,23 @@ def handle_http_exception(error: HTTPException):
     code, message = HTTP_CODES.get(status, ("invalid_request", error.description or error.name))
     headers = {}
     if status == 405 and getattr(error, "valid_methods", None):
-        headers["Allow"] = ", ".join(sorted(error.valid_methods))
+        methods = literal_route_methods(request.path) or error.valid_methods
+        headers["Allow"] = ", ".join(sorted(methods))
     return error_response(status, code, message, headers=headers)
+
+
+def literal_route_methods(path: str) -> frozenset | None:
+    """The methods of the route written exactly as this path, if there is one.
+
+    `/messages/send` also matches `/messages/<message_id>`: its methods are the literal route's
+    alone, not a GET that would read "send" as an id.
+    """
+    table = current_app.extensions.get("shop.literal_routes")
+    if table is None:
+        rules = current_app.url_map.iter_rules()
+        table = {rule.rule: frozenset(rule.methods) for rule in rules if not rule.arguments}
+        current_app.extensions["shop.literal_routes"] = table
+    return table.get(path)
 
 
 def handle_unexpected(error: Exception):

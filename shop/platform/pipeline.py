@@ -5,10 +5,11 @@ import secrets
 import time
 
 from flask import current_app, g, request
+from werkzeug.exceptions import MethodNotAllowed
 
 from shop import clock
 from shop.platform import auth, usage_log
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, literal_route_methods
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -36,6 +37,8 @@ def refuse_early() -> None:
     """Unknown routes and methods, non-JSON writes and oversized bodies, before authentication."""
     if request.routing_exception is not None:
         raise request.routing_exception
+    if request.url_rule.arguments and (methods := literal_route_methods(request.path)):
+        raise MethodNotAllowed(valid_methods=methods)  # GET /messages/send is not message "send"
     if request.method not in WRITE_METHODS or not _has_body():
         return
     if request.mimetype != "application/json":

@@ -66,6 +66,19 @@ def test_wrong_method_is_405_with_allow_header(client, acme):
     assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD"}
 
 
+@pytest.mark.parametrize("method, path", [
+    ("GET", "/api/v1/messages/send"),  # also the shape of /messages/<message_id>
+    ("PUT", "/api/v1/messages/send"),
+    ("GET", "/api/v1/notifications/archive-read"),  # also the shape of /notifications/<id>
+    ("DELETE", "/api/v1/notifications/archive-read"),
+])
+def test_a_post_only_route_is_405_allowing_post_alone_though_an_id_route_shares_its_shape(
+        client, acme, method, path):
+    response = client.open(path, method=method, headers=acme)
+    assert_error(response, 405, "method_not_allowed")
+    assert set(response.headers["Allow"].split(", ")) - {"OPTIONS"} == {"POST"}
+
+
 def test_write_with_a_non_json_body_is_415_before_authentication(client):
     response = client.post("/api/v1/_probe", data="display_name=x", content_type="text/plain")
     error = assert_error(response, 415, "unsupported_media_type")
