@@ -36,8 +36,9 @@ def message_text(channel: str, body: dict) -> str:
     if value is None or not value.strip():
         raise ApiError(400, "missing_field", f"{field} is required for {channel} messages.", param=field)
     if len(value) > LIMITS[channel]:
-        raise ApiError(400, "invalid_field", f"{field} is longer than {LIMITS[channel]} characters.",
-                       param=field)
+        sent_as = "content" if content is not None else "body"  # param names the field as sent
+        raise ApiError(400, "invalid_field", f"{sent_as} is longer than {LIMITS[channel]} characters.",
+                       param=sent_as)
     return value
 
 

@@ -199,6 +199,20 @@ BAD_SENDS = [
         "content",
     ),
     (
+        "sms of 1,601 chars sent as body",
+        {"ticket_id": "1001", "channel": "sms", "body": "x" * 1601, "to": ANN_PHONE},
+        400,
+        "invalid_field",
+        "body",
+    ),
+    (
+        "email of 100,001 chars sent as content",
+        {"ticket_id": "1001", "channel": "email", "content": "x" * 100_001},
+        400,
+        "invalid_field",
+        "content",
+    ),
+    (
         "email of 100,001 chars",
         {"ticket_id": "1001", "channel": "email", "body": "x" * 100_001},
         400,
