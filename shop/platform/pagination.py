@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import reduce
 
-from flask import current_app, request
+from flask import current_app, g, request
 from peewee import AutoField, BigIntegerField, DateField, DateTimeField, IntegerField
 
 from shop.platform.errors import ApiError
@@ -29,9 +29,11 @@ class Page:
 
 
 def _scope() -> str:
-    """What a cursor is bound to: the endpoint and every query parameter but cursor and limit."""
+    """What a cursor is bound to: the tenant, the path (with its ids: one conversation's messages
+    are not another's) and every query parameter but cursor and limit."""
     params = sorted((k, v) for k, vs in request.args.lists() if k not in IGNORED_PARAMS for v in vs)
-    raw = json.dumps([request.endpoint, params], separators=(",", ":"))
+    tenant = g.tenant.id if "tenant" in g else None
+    raw = json.dumps([tenant, request.path, params], separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -77,12 +79,15 @@ def decode_cursor(cursor: str, fields) -> list:
 def _typed(field, value):
     """A cursor value as the field's Python type; an impossible calendar value raises ValueError."""
     if isinstance(field, DateTimeField):
-        return datetime.fromisoformat(value)
+        stamp = datetime.fromisoformat(value)
+        if stamp.tzinfo is not None:  # stored values are naive UTC
+            raise ValueError("not a stored timestamp")
+        return stamp
     if isinstance(field, DateField):
         return date.fromisoformat(value)
     if isinstance(field, (IntegerField, AutoField, BigIntegerField)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError("not an integer")
+        if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
+            raise ValueError("not a stored integer")
         return value
     if not isinstance(value, str):
         raise ValueError("not a string")

@@ -4,7 +4,9 @@ import base64
 import json
 
 import pytest
+from flask import g
 
+from shop.models import Tenant
 from tests.conftest import auth_headers, tenant_fixture
 from tests.platform.test_errors import assert_error
 
@@ -135,6 +137,7 @@ def _signed_cursor(app, path: str, values: list) -> str:
     from shop.platform.pagination import _b64, _sign, encode_cursor
 
     with app.test_request_context(path):
+        g.tenant = Tenant.get_by_id("acme")
         scope = json.loads(base64.urlsafe_b64decode(encode_cursor(values).split(".")[0] + "=="))[0]
         payload = json.dumps([scope, values], separators=(",", ":")).encode()
         return f"{_b64(payload)}.{_sign(payload)}"
@@ -147,6 +150,31 @@ def test_an_impossible_calendar_value_in_a_cursor_is_invalid(client, app, inbox)
     impossible = _signed_cursor(app, path, ["2026-02-30T10:00:00", 10])
     assert_error(client.get(f"{path}&cursor={impossible}", headers=inbox), 400, "invalid_cursor",
                  param="cursor")
+
+
+def test_a_cursor_of_one_conversation_is_invalid_for_another(client, inbox):
+    cursor = client.get("/api/v1/messages/conversations/10/messages?limit=1",
+                        headers=inbox).get_json()["next_cursor"]
+    response = client.get(f"/api/v1/messages/conversations/12/messages?cursor={cursor}", headers=inbox)
+    assert_error(response, 400, "invalid_cursor", param="cursor")
+
+
+def test_a_cursor_of_another_tenant_is_invalid(client, load):
+    load(conversations_fixture(), tenant_fixture("globex", token="sk_test_globex_token_0001",
+                                                 conversations=[{"id": 20 + i} for i in range(3)]))
+    cursor = client.get("/api/v1/messages/conversations?limit=1",
+                        headers=auth_headers("sk_test_globex_token_0001")).get_json()["next_cursor"]
+    response = client.get(f"/api/v1/messages/conversations?cursor={cursor}",
+                          headers=auth_headers("sk_test_acme_token_0001"))
+    assert_error(response, 400, "invalid_cursor", param="cursor")
+
+
+@pytest.mark.parametrize("values", [["2026-11-01T12:30:00", 2**63], ["2026-11-01T12:30:00+02:00", 10],
+                                    ["2026-11-01T12:30:00", -(2**63) - 1]])
+def test_a_signed_cursor_with_values_no_row_can_have_is_invalid(client, app, inbox, values):
+    path = "/api/v1/messages/conversations?limit=1"
+    assert_error(client.get(f"{path}&cursor={_signed_cursor(app, path, values)}", headers=inbox), 400,
+                 "invalid_cursor", param="cursor")
 
 
 def test_reading_needs_messages_read(client, load):
