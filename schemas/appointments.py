@@ -87,11 +87,8 @@ class AppointmentQueryArgsSchema(PaginationArgsSchema):
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
 
 
-class SlotQueryArgsSchema(Schema):
-    """GET /appointments/slots: date (required), service_id and tech_id."""
-
-    class Meta:
-        unknown = ma.EXCLUDE
+class SlotQueryArgsSchema(PaginationArgsSchema):
+    """GET /appointments/slots: date (required), service_id and tech_id, limit and cursor."""
 
     date = LocalDate(required=True, **_code("invalid_date"))
     service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))

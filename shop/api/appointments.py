@@ -60,7 +60,8 @@ class AppointmentViews(MethodView):
 @blp.scope("appointments.read")
 def slots(args):
     """Bookable slots of one day."""
-    return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"))
+    return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"), args["limit"],
+                      args["cursor"])
 
 
 @blp.route("/appointments/<id>")

@@ -12,9 +12,11 @@ from zoneinfo import ZoneInfo
 
 from shop import clock
 from shop.db import named_sql, run_sql
-from shop.models import Tenant
+from shop.models import Appointment, Tenant
 from shop.platform.errors import ApiError
+from shop.platform.pagination import paginate_list
 
+ADVISORY_FLAGS = ("disabled", "too_far_ahead", "unknown_tech", "tech_off")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DEFAULTS = {"enabled": True, "slot_minutes": 30, "capacity": 1, "max_days_ahead": 60,
             "min_notice_minutes": 0, "hours": {}, "closed_dates": [], "services": [], "techs": []}
@@ -133,19 +135,20 @@ def intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[
     return sorted((s, e) for s, e in out if s < e)
 
 
-def list_slots(tenant_id: str, day: date, service_id: str | None = None, tech_id: str | None = None) -> dict:
-    """The slot list envelope for one day, as online booking offers it."""
+def list_slots(tenant_id: str, day: date, service_id: str | None = None, tech_id: str | None = None,
+               limit: int = 100, cursor: str | None = None) -> dict:
+    """One page of the slot list of a day, as online booking offers it, with `closed` and every
+    advisory flag that applies (flags only on an empty day: each one empties it)."""
     booking, zone = booking_of(tenant_id)
     envelope = {"object": "list", "data": [], "has_more": False, "next_cursor": None, "closed": False}
     service = _echo(envelope, booking, service_id, tech_id)
-    if booking is None or not booking.enabled:
-        envelope["closed"] = booking.closed_on(day) if booking else False
-        envelope["disabled"] = True
-        return envelope
     intervals = _day_intervals(envelope, booking, day, zone, tech_id)
+    slots = []
     if intervals:
         length = service["minutes"] if service else booking.slot_minutes
-        envelope["data"] = _slots(tenant_id, booking, day, zone, intervals, length, tech_id)
+        slots = _slots(tenant_id, booking, day, zone, intervals, length, tech_id)
+    page = paginate_list(slots, "time", Appointment.scheduled_time, limit, cursor)
+    envelope.update(data=page.items, has_more=page.has_more, next_cursor=page.next_cursor)
     return envelope
 
 
@@ -163,27 +166,31 @@ def _echo(envelope: dict, booking: Booking | None, service_id: str | None, tech_
     return service
 
 
-def _day_intervals(envelope: dict, booking: Booking, day: date, zone: ZoneInfo, tech_id: str | None):
-    """The day's open intervals (the tech's share of them), or [] with the flag that explains why."""
-    if booking.closed_on(day):
-        envelope["closed"] = True
+def _day_intervals(envelope: dict, booking: Booking | None, day: date, zone: ZoneInfo,
+                   tech_id: str | None) -> list[tuple[int, int]]:
+    """The day's open intervals (the tech's share of them); [] with every flag that says why."""
+    if booking is None or not booking.enabled:
+        envelope["disabled"] = True
+    if booking is None:
+        if tech_id is not None:
+            envelope["unknown_tech"] = True  # no settings, no roster
         return []
+    envelope["closed"] = booking.closed_on(day)
     today = clock.now().replace(tzinfo=UTC).astimezone(zone).date()
     if (day - today).days > booking.max_days_ahead:
         envelope.update(too_far_ahead=True, max_days=booking.max_days_ahead)
-        return []
     intervals = booking.intervals(day)
-    if tech_id is None:
-        return intervals
-    tech = booking.tech(tech_id)
-    if tech is None:
-        envelope["unknown_tech"] = True
-        return []
-    if tech.get("hours") is not None:
-        intervals = intersect(intervals, booking.intervals(day, tech["hours"]))
-    if not intervals:
-        envelope["tech_off"] = True
-    return intervals
+    if tech_id is not None:
+        tech = booking.tech(tech_id)
+        if tech is None:
+            envelope["unknown_tech"] = True
+        elif tech.get("hours") is not None:
+            own = booking.intervals(day, tech["hours"])
+            intervals = intersect(intervals, own)
+            if not own or (envelope["closed"] is False and not intervals):
+                envelope["tech_off"] = True  # off that weekday, or no hours while the shop is open
+    empty = envelope["closed"] or any(envelope.get(flag) for flag in ADVISORY_FLAGS)
+    return [] if empty else intervals
 
 
 def _slots(tenant_id, booking, day, zone, intervals, length, tech_id) -> list[dict]:

@@ -108,6 +108,17 @@ def _after(order, values):
     return seek & reduce(lambda a, b: a | b, clauses)
 
 
+def paginate_list(items: list, key: str, field, limit: int, cursor: str | None) -> Page:
+    """One page of a list built in memory, ascending by the unique `key` of its items (dicts);
+    `field` is the model field whose type the key has, for checking cursors."""
+    if cursor:
+        after = decode_cursor(cursor, [field])[0]
+        items = [item for item in items if item[key] > after]
+    has_more = len(items) > limit
+    items = items[:limit]
+    return Page(items, has_more, encode_cursor([items[-1][key]]) if has_more else None)
+
+
 def paginate(query, order, limit: int, cursor: str | None) -> Page:
     """One page of `query` in `order` [(field, descending), ...]; the last field must be unique."""
     fields = [field for field, _ in order]

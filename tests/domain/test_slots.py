@@ -148,3 +148,60 @@ def test_fall_back_day_in_new_york_lists_each_wall_time_once(client, shop):
 def test_a_past_date_lists_its_slots_all_unavailable(client, shop):
     body = get_slots(client, shop(), "date=2026-11-23")  # last Monday
     assert len(body["data"]) == 16 and not any(slot["available"] for slot in body["data"])
+
+
+@pytest.mark.parametrize("query, flags", [
+    ("date=2026-12-02&tech_id=zed", {"closed": True, "unknown_tech": True}),  # a closed Wednesday
+    ("date=2027-01-27", {"closed": True, "too_far_ahead": True, "max_days": 60}),  # closed and too far
+    ("date=2027-01-25&tech_id=zed", {"closed": False, "too_far_ahead": True, "max_days": 60,
+                                     "unknown_tech": True}),
+    ("date=2026-12-02&tech_id=alex", {"closed": True, "tech_off": True}),  # alex works Mondays only
+])
+def test_every_flag_that_applies_on_an_empty_day_is_present(client, shop, query, flags):
+    body = get_slots(client, shop(), query)
+    present = {key: body[key] for key in ("closed", "disabled", "too_far_ahead", "max_days", "unknown_tech",
+                                          "tech_off") if key in body}
+    assert body["data"] == [] and present == flags
+
+
+def test_no_booking_settings_know_no_tech(client, shop):
+    body = get_slots(client, shop(booking=None), "date=2026-12-01&tech_id=y")
+    assert body["disabled"] is True and body["unknown_tech"] is True and body["closed"] is False
+
+
+def test_slots_are_paged_with_limit_and_cursor(client, shop):
+    headers = shop()
+    whole = [slot["time"] for slot in get_slots(client, headers, "date=2026-12-01")["data"]]
+    times, cursor, pages = [], None, 0
+    while True:
+        body = get_slots(client, headers, "date=2026-12-01&limit=5" + (f"&cursor={cursor}" if cursor else ""))
+        times += [slot["time"] for slot in body["data"]]
+        pages += 1
+        if not body["has_more"]:
+            assert body["next_cursor"] is None
+            break
+        cursor = body["next_cursor"]
+    assert times == whole and len(whole) == 14 and pages == 3
+
+
+def test_a_day_of_quarter_hours_gives_25_slots_a_page_by_default(client, shop):
+    body = get_slots(client, shop(booking={**BOOKING, "slot_minutes": 15}), "date=2026-12-01")
+    assert len(body["data"]) == 25 and body["has_more"] is True and body["next_cursor"]
+
+
+@pytest.mark.parametrize("query, code", [
+    ("date=2026-12-01&limit=0", "invalid_query"),
+    ("date=2026-12-01&limit=101", "invalid_query"),
+    ("date=2026-12-01&limit=abc", "invalid_query"),
+    ("date=2026-12-01&cursor=abc", "invalid_cursor"),
+])
+def test_bad_limits_and_cursors_of_slots(client, shop, query, code):
+    response = client.get(f"{URL}?{query}", headers=shop())
+    assert response.status_code == 400 and response.get_json()["error"]["code"] == code
+
+
+def test_a_slots_cursor_is_bound_to_its_day(client, shop):
+    headers = shop()
+    cursor = get_slots(client, headers, "date=2026-12-01&limit=5")["next_cursor"]
+    response = client.get(f"{URL}?date=2026-11-30&limit=5&cursor={cursor}", headers=headers)
+    assert response.status_code == 400 and response.get_json()["error"]["code"] == "invalid_cursor"
