@@ -12,7 +12,7 @@ blp = Blueprint("usage", __name__, description="Usage of the calling key")
 @blp.route("/usage")
 @blp.doc(parameters=[{"in": "query", "schema": UsageQueryDocSchema}])
 @blp.response(200, ApiUsageSchema)
-@blp.billing_exempt
+@blp.ungated
 @blp.scope(None)
 def usage():
     """Usage of the calling key over a window (malformed parameters fall back to defaults)."""

@@ -3,7 +3,7 @@
 from flask import g, request
 from flask.views import MethodView
 
-from schemas.common import ErrorSchema
+from schemas.common import ErrorSchema, NoBodySchema
 from schemas.webhooks import (
     WebhookCreateSchema,
     WebhookDeletedSchema,
@@ -69,9 +69,10 @@ class WebhookByIdViews(MethodView):
         """Change url, events, description or enabled; omitted fields stay as they are."""
         return webhooks.update_subscription(g.tenant.id, g.api_key.scopes, id, changes)
 
+    @blp.arguments(NoBodySchema, location="json", required=False)
     @blp.response(200, WebhookDeletedSchema)
     @blp.scope("webhooks.write")
-    def delete(self, id):
+    def delete(self, _body, id):
         """Delete a subscription; its queued deliveries are dead-lettered."""
         return webhooks.delete_subscription(g.tenant.id, id)
 
@@ -81,7 +82,8 @@ class WebhookByIdViews(MethodView):
 @blp.alt_response(409, schema=ErrorSchema, description="rotation_in_progress: the previous secret is "
                   "still valid (24 h after the last rotation); or an idempotency conflict")
 @blp.scope("webhooks.manage")
-def rotate_secret(id):
+@blp.arguments(NoBodySchema, location="json", required=False)
+def rotate_secret(_body, id):
     """Rotate the signing secret; the previous one stays valid for 24 hours."""
     return webhooks.rotate_secret(g.tenant.id, id)
 
@@ -95,7 +97,8 @@ rotate_secret._sensitive_response = True
 @blp.response(202, WebhookDeliverySchema)
 @blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
 @blp.scope("webhooks.write")
-def ping(id):
+@blp.arguments(NoBodySchema, location="json", required=False)
+def ping(_body, id):
     """Send a webhook.ping event to this subscription; the delivery starts pending."""
     return webhooks.ping(g.tenant.id, id)
 
@@ -122,6 +125,7 @@ def deliveries_summary(id):
 @blp.response(202, WebhookDeliverySchema)
 @blp.alt_response(422, schema=ErrorSchema, description="delivery_in_flight or subscription_disabled")
 @blp.scope("webhooks.write")
-def redeliver(id, delivery_id):
+@blp.arguments(NoBodySchema, location="json", required=False)
+def redeliver(_body, id, delivery_id):
     """Queue a delivered, dead or failed delivery again with its original payload and event id."""
     return webhook_deliveries.redeliver(g.tenant.id, id, delivery_id)

@@ -49,7 +49,7 @@ def authenticate() -> None:
     if not taken.granted:
         raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later.")
     g.usage_loggable = True
-    check_tenant(key.tenant, skip_billing=getattr(view, "_skip_billing_gates", False))
+    check_tenant(key.tenant, ungated=getattr(view, "_ungated", False))
     check_scope(key, getattr(view, "_required_scope", None))
 
 
@@ -85,12 +85,12 @@ def find_key(token: str | None) -> ApiKey | None:
     return key
 
 
-def check_tenant(tenant: Tenant, skip_billing: bool = False) -> None:
-    """Suspension, then plan, then billing status (the usage endpoint skips the last two)."""
+def check_tenant(tenant: Tenant, ungated: bool = False) -> None:
+    """Suspension, then plan, then billing status (the usage endpoint skips all three)."""
+    if ungated:
+        return
     if tenant.suspended:
         raise ApiError(503, "tenant_suspended", "This account is suspended.")
-    if skip_billing:
-        return
     if tenant.plan not in PLANS_WITH_API:
         raise ApiError(402, "upgrade_required", "Your plan does not include API access.", details={
             "required_plan": PLANS_WITH_API[0], "current_plan": tenant.plan,

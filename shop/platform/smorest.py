@@ -46,7 +46,7 @@ class Blueprint(_Blueprint):
         func._public = True
         return func
 
-    def billing_exempt(self, func):
-        """Let a view through the plan and billing gates (the usage endpoint)."""
-        func._skip_billing_gates = True
+    def ungated(self, func):
+        """Let a view through the suspension, plan and billing gates (the usage endpoint)."""
+        func._ungated = True
         return func

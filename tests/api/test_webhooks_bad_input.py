@@ -150,9 +150,25 @@ def test_bad_list_queries_are_400(client, acme, path, query):
 @pytest.mark.parametrize("method,path", [
     ("put", "/api/v1/webhooks"), ("delete", "/api/v1/webhooks"), ("get", "/api/v1/webhooks/whsub_x/ping"),
     ("get", "/api/v1/webhooks/whsub_x/rotate_secret"), ("post", "/api/v1/webhooks/event_types"),
+    ("delete", "/api/v1/webhooks/event_types"), ("patch", "/api/v1/webhooks/event_types"),
 ], ids=lambda v: v)
 def test_wrong_methods_are_405(client, acme, method, path):
-    assert_error(getattr(client, method)(path, headers=acme), 405, "method_not_allowed")
+    response = getattr(client, method)(path, headers=acme)
+    assert_error(response, 405, "method_not_allowed")
+    if path.endswith("event_types"):  # not read as subscription "event_types" (DELETE /webhooks/<id>)
+        assert set(response.headers["Allow"].split(", ")) - {"OPTIONS"} == {"GET", "HEAD"}
+
+
+@pytest.mark.parametrize("method, action", [("delete", ""), ("post", "/ping"), ("post", "/rotate_secret")])
+def test_fields_sent_to_a_write_that_takes_none_are_refused_and_change_nothing(client, acme, method, action):
+    sub = create(client, acme).get_json()
+    headers = {**acme, "Idempotency-Key": "no-fields-0001"}
+    response = getattr(client, method)(f"/api/v1/webhooks/{sub['id']}{action}", json={"x": 1},
+                                       headers=headers)
+    assert response.status_code == 400
+    after = WebhookSubscription.get_by_id(sub["id"])
+    assert after.deleted_at is None and after.secret_generation == 1
+    assert WebhookDelivery.select().count() == 0
 
 
 # the scope gate (Authentication point 4)

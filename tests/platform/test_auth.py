@@ -106,10 +106,13 @@ def test_usage_passes_the_plan_and_billing_gates(client, load, fields):
     assert response.get_json()["object"] == "api_usage"
 
 
-def test_usage_of_a_suspended_tenant_is_still_503(client, load):
+def test_usage_stays_available_to_a_suspended_tenant(client, load):
+    # the spec: usage "stays available when plan or account status blocks other resources"
     load(tenant_fixture("acme", suspended=True))
-    response = client.get("/api/v1/usage", headers=auth_headers("sk_test_acme_token_0001"))
-    assert_error(response, 503, "tenant_suspended")
+    headers = auth_headers("sk_test_acme_token_0001")
+    assert_error(client.get("/api/v1/me", headers=headers), 503, "tenant_suspended")
+    response = client.get("/api/v1/usage", headers=headers)
+    assert response.status_code == 200 and response.get_json()["object"] == "api_usage"
 
 
 def test_gated_responses_carry_rate_limit_headers(client, load):
