@@ -8,10 +8,9 @@ from tasks import config, huey
 
 @huey.task()
 def send_message(message_id: int) -> None:
-    """Attempt one delivery; schedule the next attempt after a transient failure."""
-    delay = message_delivery.attempt(message_id, config)
-    if delay is not None:
-        send_message.schedule((message_id,), delay=delay)
+    """Attempt a delivery (with the due messages claimed alongside); schedule what must try again."""
+    for again_id, delay in message_delivery.attempt(message_id, config):
+        send_message.schedule((again_id,), delay=delay)
 
 
 @huey.periodic_task(crontab(minute="*"))

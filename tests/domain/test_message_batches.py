@@ -1,0 +1,67 @@
+"""A delivery job takes the due messages queued with its own, sends them, records them together."""
+
+from email import message_from_bytes
+
+import pytest
+
+from shop.domain import message_delivery
+from shop.models import Event, Message
+from tests.api.test_messages_send import send, shop_fixture
+from tests.conftest import auth_headers
+from tests.e2e.receivers import SmtpSink
+
+
+@pytest.fixture
+def queued(client, load):
+    """`queued(n)` sends n emails through the API; their ids, oldest first, all still queued."""
+    load(shop_fixture(send_rate_per_minute=100))
+    headers = auth_headers("sk_test_acme_token_0001")
+
+    def _queued(count: int) -> list[int]:
+        for i in range(count):
+            response = send(client, headers, ticket_id="1001", channel="email", body=f"Ready {i}")
+            assert response.status_code == 202
+        return [m.id for m in Message.select().order_by(Message.id)]
+
+    return _queued
+
+
+def bodies(sink) -> list[str]:
+    return [message_from_bytes(e.content).get_payload(decode=True).decode() for e in sink.messages]
+
+
+def statuses() -> list[str]:
+    return [m.delivery_status for m in Message.select().order_by(Message.id)]
+
+
+def test_a_job_sends_the_due_messages_queued_with_its_own_and_their_jobs_find_nothing(queued):
+    ids = queued(3)
+    with SmtpSink() as sink:
+        config = {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"}
+        assert message_delivery.attempt(ids[0], config) == []
+        assert bodies(sink) == ["Ready 0", "Ready 1", "Ready 2"]
+        assert statuses() == ["sent"] * 3
+        assert Event.select().where(Event.type == "message.sent").count() == 3
+        assert message_delivery.attempt(ids[1], config) == []  # already sent: nothing to do
+        assert len(sink.messages) == 3
+
+
+def test_a_job_takes_at_most_a_batch(queued):
+    ids = queued(message_delivery.BATCH + 2)
+    with SmtpSink() as sink:
+        message_delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        assert len(sink.messages) == message_delivery.BATCH
+    sent = [m.id for m in Message.select().where(Message.delivery_status == "sent")]
+    assert ids[-1] in sent  # its own message, then the oldest due ones
+    assert sent == sorted([ids[-1], *ids[:message_delivery.BATCH - 1]])
+
+
+def test_a_job_out_of_time_sends_its_own_and_gives_the_rest_back(queued, monkeypatch):
+    ids = queued(3)
+    monkeypatch.setattr(message_delivery, "BATCH_SECONDS", -1)
+    with SmtpSink() as sink:
+        again = message_delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        assert len(sink.messages) == 1
+    assert statuses() == ["sent", "queued", "queued"]
+    assert again == [(ids[1], 0.0), (ids[2], 0.0)]  # the task schedules their jobs at once
+    assert all(m.claimed_until is None for m in Message.select().where(Message.id != ids[0]))
