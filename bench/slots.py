@@ -125,7 +125,10 @@ def bench_slots(client, calls: int) -> dict:
 
 def deep_cursor(app, tenant_id: str, limit: int, position: int, query: str = "") -> str:
     """The cursor a client would hold after paging to `position` (built as the endpoint builds it)."""
+    from flask import g
+
     from shop.domain.appointments import ORDER
+    from shop.models import Tenant
     from shop.platform.pagination import encode_cursor
 
     # (peewee's .get() would reset the offset to 0)
@@ -133,6 +136,7 @@ def deep_cursor(app, tenant_id: str, limit: int, position: int, query: str = "")
                  .offset(position).limit(1))
     url = f"/api/v1/appointments?limit={limit}" + (f"&{query}" if query else "")
     with app.test_request_context(url):
+        g.tenant = Tenant.get_by_id(tenant_id)  # a cursor is bound to its tenant, as auth sets it
         return encode_cursor([getattr(row, field.name) for field, _ in ORDER])
 
 
