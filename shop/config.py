@@ -37,6 +37,7 @@ DEFAULTS = {
     "SMS_GATEWAY_URL": None,
     "SMS_FROM": None,
     "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
+    "SEND_CLAIM_SECONDS": 300,
 }
 
 

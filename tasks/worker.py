@@ -23,6 +23,7 @@ def run(workers: int = 4) -> None:
 
 def resume_unfinished_work() -> None:
     """Enqueue what a previous consumer left due, and again once its held attempts have lapsed."""
+    from shop.domain.message_delivery import claim_seconds
     from shop.domain.webhook_delivery import hold_seconds
     from tasks import config
     from tasks.messages import sweep_messages
@@ -31,3 +32,4 @@ def resume_unfinished_work() -> None:
     sweep_webhooks()
     sweep_messages()
     sweep_webhooks.schedule(delay=hold_seconds(config) + 1)
+    sweep_messages.schedule(delay=claim_seconds(config) + 1)

@@ -15,6 +15,10 @@ log = logging.getLogger("shop.messages")
 CLAIM_SECONDS = 300  # a send that takes longer is presumed dead and may be claimed again
 
 
+def claim_seconds(config) -> float:
+    return float(config.get("SEND_CLAIM_SECONDS", CLAIM_SECONDS))
+
+
 def retry_delays(config) -> list[float]:
     """Seconds to wait before each retry of a transient failure."""
     return [float(x) for x in str(config["SEND_RETRY_DELAYS"]).split(",") if x.strip()]
@@ -22,7 +26,7 @@ def retry_delays(config) -> list[float]:
 
 # a job whose own message is due also takes up to BATCH - 1 others already due, sends them on
 # its connection and records them in one transaction (docs/performance.md, Messaging); it takes
-# no more once it has worked BATCH_SECONDS, well inside the claim
+# no more once it has worked BATCH_SECONDS or a quarter of the claim, well inside the claim
 BATCH = 10
 BATCH_SECONDS = 30
 DUE = ("((delivery_status = 'queued' AND next_attempt_at <= :now) "
@@ -45,23 +49,24 @@ RELEASE_SQL = named_sql(
 )
 
 
-def claim(message_id: int) -> list[Message]:
+def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
     """This message and others already due, taken for sending, oldest first; [] when this one
     is not due (sent, or another job has it): its job then leaves the others to their own jobs."""
     now = clock.now()
     if not run_sql(IS_DUE_SQL, {"id": message_id, "now": now}):
         return []
     rows = write_sql(CLAIM_SQL, {"id": message_id, "now": now, "others": BATCH - 1,
-                                 "until": now + timedelta(seconds=CLAIM_SECONDS)})
+                                 "until": now + timedelta(seconds=seconds)})
     return sorted((Message.from_row(row) for row in rows), key=lambda m: (m.next_attempt_at, m.id))
 
 
 def attempt(message_id: int, config) -> list[tuple[int, float]]:
     """Deliver a message (and the due ones claimed with it); (id, delay) of each to try again."""
-    claimed, started = claim(message_id), time.monotonic()
+    held = claim_seconds(config)
+    claimed, started, give_up = claim(message_id, held), time.monotonic(), min(BATCH_SECONDS, held / 4)
     sent, again = [], []
     for i, message in enumerate(claimed):
-        if i and time.monotonic() - started > BATCH_SECONDS:  # its own message is always tried
+        if i and time.monotonic() - started > give_up:  # its own message is always tried
             again += _release(claimed[i:])
             break
         outgoing = providers.Outgoing(channel=message.channel, recipient=message.recipient, body=message.body,

@@ -1,5 +1,6 @@
 """Loopback peers for end-to-end tests: an SMTP sink (aiosmtpd) and a scriptable HTTP receiver."""
 
+import asyncio
 import json
 import socket
 import threading
@@ -18,9 +19,10 @@ def free_port() -> int:
 class SmtpSink:
     """A real SMTP server on 127.0.0.1 that keeps every message it accepts."""
 
-    def __init__(self, port: int | None = None):
+    def __init__(self, port: int | None = None, delay: float = 0):
         self.messages = []
         self.sessions = 0
+        self.delay = delay  # seconds before each message is accepted, as a slow server takes
         self.port = port or free_port()
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
 
@@ -30,6 +32,7 @@ class SmtpSink:
         return responses
 
     async def handle_DATA(self, server, session, envelope):
+        await asyncio.sleep(self.delay)
         self.messages.append(envelope)
         return "250 Message accepted for delivery"
 

@@ -2,11 +2,14 @@
 
 import json
 import os
+import signal
+from collections import Counter
 from email import message_from_bytes
 from pathlib import Path
 
 import pytest
 
+from shop.domain import message_delivery
 from shop.models import Event, Message
 from tests.api.test_messages_send import ANN_PHONE, shop_fixture
 from tests.conftest import auth_headers
@@ -167,3 +170,29 @@ def test_non_ascii_subject_and_body_arrive_intact(client, shop, start_consumer):
     assert str(make_header(decode_header(mime["Subject"]))) == "Réparation prête ✓"
     assert mime.get_content_charset() == "utf-8"
     assert mime.get_payload(decode=True).decode("utf-8") == "Voilà, c'est prêt ✓"
+
+
+def test_killing_the_consumer_mid_burst_loses_no_message(client, load, start_consumer):
+    load(shop_fixture(send_rate_per_minute=1000))
+    headers = auth_headers("sk_test_acme_token_0001")
+    with SmtpSink(delay=0.02) as sink:  # a server slow enough for the kill to land mid-batch
+        env = {"SHOP_SMTP_URL": sink.url, "SHOP_SEND_CLAIM_SECONDS": "2"}
+        first = start_consumer(**env)
+        for i in range(60):
+            body = {"ticket_id": "1001", "channel": "email", "body": f"Burst {i}"}
+            assert client.post("/api/v1/messages/send", headers=headers, json=body).status_code == 202
+        wait_until(lambda: len(sink.messages) >= 10, timeout=60)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        halfway = len(sink.messages)
+        start_consumer(**env)  # its start-up sweep, and again once the killed one's claims lapsed
+        sent = Message.select().where(Message.delivery_status == "sent")
+        wait_until(lambda: sent.count() == 60, timeout=90)
+        received = Counter(message_from_bytes(e.content).get_payload(decode=True).decode()
+                           for e in sink.messages)
+    assert halfway < 60  # the kill really happened mid-burst
+    assert set(received) == {f"Burst {i}" for i in range(60)}  # every message reached the server
+    # only messages the server accepted while the killed worker had not yet recorded them are sent
+    # twice: at most one batch per worker thread
+    assert sum(count - 1 for count in received.values()) <= 4 * message_delivery.BATCH
+    assert Event.select().where(Event.type == "message.sent").count() == 60
