@@ -2,13 +2,15 @@
 
 import contextlib
 import fcntl
+import logging
 import os
 import threading
 import time
 
-from peewee import SqliteDatabase
+from peewee import OperationalError, SqliteDatabase
 
 db = SqliteDatabase(None)
+log = logging.getLogger("shop.db")
 
 
 def pragmas(busy_timeout_seconds: float) -> dict:
@@ -38,63 +40,87 @@ class WriterGate:
     SQLite makes a writer that finds the lock taken sleep and poll (1 ms, 2 ms, 5 ms, 10 ms, ...),
     so under steady writes from the app and the consumer most of a collision is spent asleep after
     the lock was already free. Here the threads of a process queue on a lock that hands over at
-    once, and processes on a lock file (flock) retried within a millisecond. After the busy
-    timeout a writer stops waiting for the gate and lets SQLite's own lock and timeout decide, so
-    a stuck writer fails the others as it always did instead of stalling them for ever. Writers
-    that do not pass here (the sqlite3 shell, a script) meet SQLite's lock as before.
+    once, and processes on a lock file (flock) retried within a millisecond. A writer that waited
+    the busy timeout fails with "database is locked", as SQLite would have made it. Writers that
+    do not pass here (the sqlite3 shell, a script) meet SQLite's own lock as before; a lock file
+    that cannot be opened leaves every writer to that lock too.
     """
 
     FIRST_PAUSE, LONGEST_PAUSE = 0.00005, 0.001
 
     def __init__(self):
         self.timeout = 10.0  # init_database sets the busy timeout
+        self._file: tuple[str, int] | None = None
         self._reset()
-        os.register_at_fork(after_in_child=self._reset)
+        os.register_at_fork(after_in_child=self._after_fork)
 
     def _reset(self) -> None:
-        """A new process starts outside the gate, with a free thread lock and its own lock file."""
+        """Start outside the gate, with a free thread lock and no lock file open."""
         self._depth = threading.local()
         self._threads = threading.Lock()
-        self._file: tuple[str, int] | None = None
+        self._file = None
+
+    def _after_fork(self) -> None:
+        """A child shares the parent's descriptor (and so its flock): it opens its own."""
+        if self._file is not None:
+            os.close(self._file[1])  # the parent's descriptor stays open, and its lock held
+        self._reset()
 
     @contextlib.contextmanager
     def held(self):
         depth = getattr(self._depth, "value", 0)
-        taken = depth == 0 and self._enter()
+        fd = self._enter() if depth == 0 else None
         self._depth.value = depth + 1
         try:
             yield
         finally:
             self._depth.value = depth
-            if taken:
-                fcntl.flock(self._file[1], fcntl.LOCK_UN)
-                self._threads.release()
+            if fd is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    self._threads.release()
 
-    def _enter(self) -> bool:
-        path = db.database
-        if not path or path == ":memory:":
-            return False
+    def _enter(self) -> int | None:
+        """Take the gate; the descriptor to let go of, or None when there is no gate to take."""
+        fd = self._fd()
+        if fd is None:
+            return None
         deadline = time.monotonic() + self.timeout
         if not self._threads.acquire(timeout=self.timeout):
-            return False
-        fd, pause = self._fd(path), self.FIRST_PAUSE
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    self._threads.release()
-                    return False
-                time.sleep(pause)
-                pause = min(pause * 2, self.LONGEST_PAUSE)
+            raise OperationalError("database is locked (waited for the writers of this process)")
+        try:
+            pause = self.FIRST_PAUSE
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise OperationalError("database is locked (waited for the writers of "
+                                               "other processes)") from None
+                    time.sleep(pause)
+                    pause = min(pause * 2, self.LONGEST_PAUSE)
+        except BaseException:
+            self._threads.release()
+            raise
 
-    def _fd(self, path: str) -> int:
-        """This process's descriptor of the lock file beside the database."""
+    def _fd(self) -> int | None:
+        """This process's descriptor of the lock file beside the database (opened once)."""
+        path = db.database
+        if not path or path == ":memory:":
+            return None
         if self._file is None or self._file[0] != path:
-            if self._file is not None:
-                os.close(self._file[1])
-            self._file = (path, os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+            with self._threads:
+                if self._file is not None:
+                    os.close(self._file[1])
+                    self._file = None
+                try:  # flock needs no write access: readable is enough; created as umask allows
+                    self._file = (path, os.open(f"{path}-writers", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC,
+                                                0o666))
+                except OSError as error:
+                    log.warning("writer gate off: cannot open %s-writers (%s)", path, error.strerror)
+                    self._file = (path, None)
         return self._file[1]
 
 

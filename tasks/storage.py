@@ -22,8 +22,8 @@ class SharedFileSqliteStorage(SqliteStorage):
       key, which almost never exists;
     - a task enqueued inside one of the app's write transactions is written in that transaction:
       it commits with the rows it is about, or not at all, and costs no transaction of its own;
-    - the schema is created only when missing (and, inside an app transaction, by it): building
-      `huey` (importing `tasks`) must not wait for the write lock its own thread holds.
+    - the schema is created only when missing (the app creates it with its own tables): building
+      `huey` (importing `tasks`) inside a transaction must not wait for the lock it holds.
     """
 
     OWN_OBJECTS = ("kv", "schedule", "task", "counter", "schedule_queue_timestamp", "task_queue_priority_id")
@@ -91,12 +91,7 @@ class SharedFileSqliteStorage(SqliteStorage):
         marks = ",".join("?" * len(self.OWN_OBJECTS))
         present = self.sql(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
                            self.OWN_OBJECTS, results=True)[0][0]
-        if present == len(self.OWN_OBJECTS):
-            return
-        if self._in_app_transaction():
-            for statement in self.ddl:
-                app_db.execute_sql(statement)
-        else:
+        if present < len(self.OWN_OBJECTS):
             super().initialize_schema()
 
     def enqueue(self, data, priority=None):

@@ -35,7 +35,7 @@ IS_DUE_SQL = named_sql(f"SELECT id FROM message WHERE id = :id AND direction = '
 CLAIM_SQL = named_sql(  # one statement: what it finds due is what it takes
     "UPDATE message SET delivery_status = 'sending', claimed_until = :until WHERE id IN ("
     f"{IS_DUE_SQL} UNION ALL SELECT id FROM (SELECT id FROM message WHERE delivery_status = 'queued' "
-    "AND next_attempt_at <= :now AND direction = 'outbound' ORDER BY next_attempt_at LIMIT :others)) "
+    "AND next_attempt_at <= :now AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others)) "
     f"RETURNING {Message.columns()}"
 )
 SENT_SQL = named_sql(
@@ -50,14 +50,15 @@ RELEASE_SQL = named_sql(
 
 
 def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
-    """This message and others already due, taken for sending, oldest first; [] when this one
+    """This message, then others already due (oldest first), taken for sending; [] when this one
     is not due (sent, or another job has it): its job then leaves the others to their own jobs."""
     now = clock.now()
     if not run_sql(IS_DUE_SQL, {"id": message_id, "now": now}):
         return []
     rows = write_sql(CLAIM_SQL, {"id": message_id, "now": now, "others": BATCH - 1,
                                  "until": now + timedelta(seconds=seconds)})
-    return sorted((Message.from_row(row) for row in rows), key=lambda m: (m.next_attempt_at, m.id))
+    return sorted((Message.from_row(row) for row in rows),
+                  key=lambda m: (m.id != message_id, m.next_attempt_at, m.id))
 
 
 def attempt(message_id: int, config) -> list[tuple[int, float]]:
@@ -65,23 +66,35 @@ def attempt(message_id: int, config) -> list[tuple[int, float]]:
     held = claim_seconds(config)
     claimed, started, give_up = claim(message_id, held), time.monotonic(), min(BATCH_SECONDS, held / 4)
     sent, again = [], []
-    for i, message in enumerate(claimed):
-        if i and time.monotonic() - started > give_up:  # its own message is always tried
-            again += _release(claimed[i:])
-            break
-        outgoing = providers.Outgoing(channel=message.channel, recipient=message.recipient, body=message.body,
-                                      subject=message.subject, sender=message.sender,
-                                      in_reply_to=message.in_reply_to, reference=str(message.id))
-        try:
-            sent.append((message, providers.deliver(outgoing, config.get("SMTP_URL"),
-                                                    config.get("SMS_GATEWAY_URL"))))
-        except providers.TransientFailure as error:
-            delay = _failed(message, str(error), retry_delays(config))
-            again += [(message.id, delay)] if delay is not None else []
-        except providers.PermanentFailure as error:
-            _failed(message, str(error), [])
-    _sent(sent)
+    try:
+        for i, message in enumerate(claimed):
+            if i and time.monotonic() - started > give_up:  # its own message is always tried
+                again += _release(claimed[i:])
+                break
+            try:
+                sent.append((message, _deliver(message, config)))
+            except providers.PermanentFailure as error:
+                _failed(message, str(error), [])
+            except providers.TransientFailure as error:
+                delay = _failed(message, str(error), retry_delays(config))
+                again += [(message.id, delay)] if delay is not None else []
+    finally:  # whatever broke the batch, what the provider accepted is recorded
+        _sent(sent)
     return again
+
+
+def _deliver(message: Message, config) -> providers.Accepted:
+    """Hand one message to its provider; anything unforeseen counts as a transient failure."""
+    outgoing = providers.Outgoing(channel=message.channel, recipient=message.recipient, body=message.body,
+                                  subject=message.subject, sender=message.sender,
+                                  in_reply_to=message.in_reply_to, reference=str(message.id))
+    try:
+        return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))
+    except (providers.TransientFailure, providers.PermanentFailure):
+        raise
+    except Exception as error:
+        log.exception("message %s: unexpected error from the %s provider", message.id, message.channel)
+        raise providers.TransientFailure(f"unexpected error: {type(error).__name__}") from None
 
 
 def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:

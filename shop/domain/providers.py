@@ -7,6 +7,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
+from email import policy
 from email.header import Header
 from email.mime.text import MIMEText
 from email.utils import formatdate, make_msgid
@@ -55,7 +56,7 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
     for attempt in (1, 2):
         client, reused = _connection(url, parts, timeout)
         try:
-            client.send_message(mime)
+            _hand_over(client, mime)
             _connections.used_at = time.monotonic()
             return Accepted(external_uuid=mime["Message-ID"].strip("<>"),
                             message_id_header=mime["Message-ID"])
@@ -71,6 +72,21 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
             if not (reused and attempt == 1):  # a reused connection may just have gone stale
                 raise TransientFailure(f"SMTP connection: {type(error).__name__}") from None
     raise TransientFailure("SMTP connection: retries exhausted")
+
+
+def _hand_over(client: smtplib.SMTP, mime: MIMEText) -> None:
+    """Send one message; an address beyond ASCII needs the server's SMTPUTF8 (RFC 6531)."""
+    sender, recipient = str(mime["From"]), str(mime["To"])
+    if (sender + recipient).isascii():
+        client.send_message(mime)
+        return
+    client.ehlo_or_helo_if_needed()
+    if not client.has_extn("smtputf8"):
+        raise PermanentFailure("the address is not ASCII and the SMTP server does not offer SMTPUTF8")
+    if isinstance(mime["Subject"], Header):  # an SMTPUTF8 message carries its headers as UTF-8
+        mime.replace_header("Subject", str(mime["Subject"]))
+    client.sendmail(sender, [recipient], mime.as_bytes(policy=policy.SMTPUTF8),
+                    mail_options=["SMTPUTF8", "BODY=8BITMIME"])
 
 
 def _connection(url: str, parts, timeout: float) -> tuple[smtplib.SMTP, bool]:

@@ -40,8 +40,14 @@ __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]
 
 
 def create_tables() -> None:
-    """Create every table and index that is missing (idempotent)."""
+    """Create every table and index that is missing (idempotent), the job queue's too: Huey would
+    otherwise create its own when `tasks` is first imported, which may be inside a transaction
+    that then rolls them back."""
+    from huey.storage import SqliteStorage
+
     from shop.db import db
 
     with db.atomic():
         db.create_tables(ALL_MODELS, safe=True)
+        for statement in SqliteStorage.ddl:
+            db.execute_sql(statement)

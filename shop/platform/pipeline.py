@@ -60,9 +60,10 @@ def finish_request(response):
     for name, value in g.get("rate_headers", {}).items():
         if name != "Retry-After" or response.status_code == 429:
             response.headers[name] = value
-    if response.status_code == 429 and "RateLimit-Reset" in response.headers:
+    retry_after = response.headers.get("Retry-After")
+    if response.status_code == 429 and retry_after and "RateLimit-Reset" in response.headers:
         # a 429 of another limit (the tenant's send rate): the spec has Reset equal Retry-After
-        response.headers["RateLimit-Reset"] = response.headers["Retry-After"]
+        response.headers["RateLimit-Reset"] = retry_after
     if g.get("usage_loggable") and _should_log(response.status_code):
         _log_usage(response.status_code)
     return response

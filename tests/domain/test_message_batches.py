@@ -3,6 +3,7 @@
 from email import message_from_bytes
 
 import pytest
+from peewee import OperationalError
 
 from shop.domain import message_delivery
 from shop.models import Event, Message
@@ -60,8 +61,46 @@ def test_a_job_out_of_time_sends_its_own_and_gives_the_rest_back(queued, monkeyp
     ids = queued(3)
     monkeypatch.setattr(message_delivery, "BATCH_SECONDS", -1)
     with SmtpSink() as sink:
+        again = message_delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        assert bodies(sink) == ["Ready 2"]  # its own, though the others are older
+    assert statuses() == ["queued", "queued", "sent"]
+    assert again == [(ids[0], 0.0), (ids[1], 0.0)]  # the task schedules their jobs at once
+    assert all(m.claimed_until is None for m in Message.select().where(Message.id != ids[-1]))
+
+
+def test_what_was_sent_before_a_batch_broke_is_recorded(queued, monkeypatch):
+    ids = queued(3)
+    real = message_delivery.providers.deliver
+
+    def deliver(outgoing, *urls):  # the third message meets something nobody foresaw
+        if outgoing.body == "Ready 2":
+            raise RuntimeError("unforeseen")
+        return real(outgoing, *urls)
+
+    monkeypatch.setattr(message_delivery.providers, "deliver", deliver)
+    with SmtpSink() as sink:
         again = message_delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
-        assert len(sink.messages) == 1
-    assert statuses() == ["sent", "queued", "queued"]
-    assert again == [(ids[1], 0.0), (ids[2], 0.0)]  # the task schedules their jobs at once
-    assert all(m.claimed_until is None for m in Message.select().where(Message.id != ids[0]))
+        assert bodies(sink) == ["Ready 0", "Ready 1"]
+    assert statuses() == ["sent", "sent", "queued"]  # the broken one waits for its retry
+    assert again == [(ids[2], 10.0)]
+    assert "unexpected error: RuntimeError" in Message.get_by_id(ids[2]).delivery_error
+
+
+def test_a_batch_broken_by_the_database_still_records_what_was_sent(queued, monkeypatch):
+    ids = queued(3)
+    real = message_delivery.providers.deliver
+
+    def deliver(outgoing, *urls):
+        if outgoing.body == "Ready 1":
+            raise message_delivery.providers.TransientFailure("SMTP 451")
+        return real(outgoing, *urls)
+
+    def failed(*args):  # recording the failure meets a locked database
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(message_delivery.providers, "deliver", deliver)
+    monkeypatch.setattr(message_delivery, "_failed", failed)
+    with SmtpSink() as sink, pytest.raises(OperationalError):
+        message_delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+    assert bodies(sink) == ["Ready 0"]
+    assert statuses() == ["sent", "sending", "sending"]  # the rest wait for their claim to lapse

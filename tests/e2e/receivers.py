@@ -19,12 +19,12 @@ def free_port() -> int:
 class SmtpSink:
     """A real SMTP server on 127.0.0.1 that keeps every message it accepts."""
 
-    def __init__(self, port: int | None = None, delay: float = 0):
+    def __init__(self, port: int | None = None, delay: float = 0, smtputf8: bool = False):
         self.messages = []
         self.sessions = 0
         self.delay = delay  # seconds before each message is accepted, as a slow server takes
         self.port = port or free_port()
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port, enable_SMTPUTF8=smtputf8)
 
     async def handle_EHLO(self, server, session, envelope, hostname, responses):
         self.sessions += 1

@@ -1,5 +1,6 @@
 """Writers of the one database file: the writer gate, and jobs enqueued inside app transactions."""
 
+import fcntl
 import os
 import select
 import sqlite3
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from peewee import OperationalError
 
 from shop.db import db, write_transaction, writer_gate
 from tasks import huey
@@ -47,9 +49,12 @@ def test_a_writer_in_another_process_waits_for_the_gate(app):
     assert out.strip() == "entered", err
 
 
-def test_nested_writes_pass_the_gate_once(app):
+def test_nested_writes_pass_the_gate_once(app, monkeypatch):
+    monkeypatch.setattr(writer_gate, "timeout", 5)
+    started = time.monotonic()
     with write_transaction(), write_transaction(), writer_gate.held():
-        db.execute_sql("DELETE FROM task WHERE 0")  # would deadlock if the gate were taken twice
+        db.execute_sql("DELETE FROM task WHERE 0")
+    assert time.monotonic() - started < 2  # taken twice, it would wait for itself until the timeout
 
 
 def test_a_forked_child_waits_for_the_gate_its_parent_holds(app):
@@ -66,20 +71,38 @@ def test_a_forked_child_waits_for_the_gate_its_parent_holds(app):
     os.waitpid(pid, 0)
 
 
-def test_a_writer_stops_waiting_for_a_stuck_gate_after_the_busy_timeout(app, monkeypatch):
+def test_a_writer_kept_out_for_the_busy_timeout_fails_as_sqlite_would(app, monkeypatch):
     monkeypatch.setattr(writer_gate, "timeout", HOLD_SECONDS)
     outcome = {}
 
     def other_writer():
         started = time.monotonic()
-        with writer_gate.held():
-            outcome["waited"] = time.monotonic() - started
+        try:
+            with write_transaction():
+                pass
+        except OperationalError as error:
+            outcome["error"], outcome["waited"] = str(error), time.monotonic() - started
 
     with writer_gate.held():
         thread = threading.Thread(target=other_writer)
         thread.start()
         thread.join(10)
-        assert HOLD_SECONDS <= outcome["waited"] < 5  # went on while the gate was still held
+    assert "database is locked" in outcome["error"] and HOLD_SECONDS <= outcome["waited"] < 5
+
+
+def test_after_waiting_in_vain_for_another_process_the_gate_still_opens(app, monkeypatch):
+    monkeypatch.setattr(writer_gate, "timeout", HOLD_SECONDS)
+    other = os.open(f"{db.database}-writers", os.O_RDONLY)  # as another process holds it
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        with pytest.raises(OperationalError), writer_gate.held():
+            pass
+        fcntl.flock(other, fcntl.LOCK_UN)
+        started = time.monotonic()
+        with writer_gate.held():  # neither this process's thread lock nor the file is left held
+            assert time.monotonic() - started < HOLD_SECONDS
+    finally:
+        os.close(other)
 
 
 def queued_elsewhere() -> int:

@@ -1,0 +1,42 @@
+"""Email to an address beyond ASCII: sent with SMTPUTF8 where the server offers it, refused where not."""
+
+from email import message_from_bytes
+from email.policy import default
+
+import pytest
+
+from shop.domain import message_delivery
+from shop.models import Message
+from tests.conftest import auth_headers, tenant_fixture
+from tests.e2e.receivers import SmtpSink
+
+ADDRESS = "Jürgen@Exämple.de"
+
+
+@pytest.fixture
+def queued(client, load):
+    load(tenant_fixture("acme", customers=[{"id": 1, "display_name": "Jürgen", "email": ADDRESS}],
+                        tickets=[{"id": "1001", "customer_id": 1, "subject": "Akku getauscht ✓"}]))
+    response = client.post("/api/v1/messages/send", headers=auth_headers("sk_test_acme_token_0001"),
+                           json={"ticket_id": "1001", "channel": "email", "body": "Grüße"})
+    assert response.status_code == 202
+    return Message.get(Message.direction == "outbound")
+
+
+def test_a_server_with_smtputf8_receives_it(queued):
+    with SmtpSink(smtputf8=True) as sink:
+        assert message_delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
+    [envelope] = sink.messages
+    mime = message_from_bytes(envelope.content, policy=default)
+    assert envelope.rcpt_tos == [ADDRESS] and "SMTPUTF8" in envelope.mail_options
+    assert (mime["To"], mime["Subject"], mime.get_content().strip()) == (
+        ADDRESS, "Ticket #1001: Akku getauscht ✓", "Grüße")
+    assert Message.get_by_id(queued.id).delivery_status == "sent"
+
+
+def test_a_server_without_smtputf8_fails_it_for_good_and_says_why(queued):
+    with SmtpSink() as sink:
+        assert message_delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
+        assert sink.messages == []
+    message = Message.get_by_id(queued.id)
+    assert message.delivery_status == "failed" and "SMTPUTF8" in message.delivery_error
