@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import certifi
 import urllib3
-from urllib3.exceptions import ConnectTimeoutError, HTTPError, ReadTimeoutError
+from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError
 
 from shop.domain.destinations import literal_address, screen_address
 
@@ -76,6 +76,9 @@ def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | 
             _forget(pool)
         else:
             response.release_conn()
+    except NewConnectionError as error:  # urllib3 files it under ConnectTimeoutError; nothing timed out
+        _forget(pool)
+        raise NetworkError(f"network error: {_describe(error.__cause__ or error)}") from None
     except (ReadTimeoutError, ConnectTimeoutError, TimeoutError):
         raise NetworkError("timeout") from None
     except (HTTPError, OSError) as error:

@@ -1,5 +1,6 @@
 """Deliveries of a subscription: fan-out, list, summary, redeliver, auto-disable, engine rules."""
 
+import ipaddress
 from datetime import timedelta
 
 import pytest
@@ -248,6 +249,18 @@ def test_a_dns_failure_is_a_retryable_network_error(client, shop, app):
     delivery = WebhookDelivery.get()
     assert delivery.status == "retrying" and delivery.last_error.startswith("dns: ")
     assert delivery.last_status_code is None and delivery.next_attempt_at is not None
+
+
+def test_a_refused_connection_is_a_network_error_not_a_timeout(app):
+    from shop.domain.webhook_transport import NetworkError, post
+    from tests.e2e.receivers import free_port
+
+    closed = free_port()  # nothing listens there: the connection is refused at once
+    with pytest.raises(NetworkError) as refused:
+        post(f"https://127.0.0.1:{closed}/hook", b"{}", {}, timeout=5,
+             trusted_networks=[ipaddress.ip_network("127.0.0.0/8")])
+    assert str(refused.value).startswith("network error: ConnectionRefusedError")
+    assert "127.0.0.1" not in str(refused.value)  # the address stays out of the recorded error
 
 
 def test_redirects_are_not_followed(client, shop, app, tmp_path, monkeypatch):
