@@ -12,7 +12,7 @@ DEFAULTS = {
     "SECRET_KEY": None,  # resolved by secret_key(): instance/secret_key
     "DB_BUSY_TIMEOUT_SECONDS": 10,
     # request limits
-    "MAX_CONTENT_LENGTH": 1024 * 1024,
+    "MAX_CONTENT_LENGTH": 3 * 1024 * 1024,
     "RATE_LIMIT_CAPACITY": 100,
     "RATE_LIMIT_REFILL": 10,
     "AUTH_FAILURES_PER_MINUTE": 20,

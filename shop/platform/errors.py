@@ -87,7 +87,7 @@ def handle_http_exception(error: HTTPException):
     headers = {}
     if status == 405 and getattr(error, "valid_methods", None):
         methods = literal_route_methods(request.path) or error.valid_methods
-        headers["Allow"] = ", ".join(sorted(methods))
+        headers["Allow"] = ", ".join(sorted(set(methods) - {"OPTIONS"}))
     return error_response(status, code, message, headers=headers)
 
 

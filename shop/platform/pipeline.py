@@ -39,14 +39,21 @@ def refuse_early() -> None:
         raise request.routing_exception
     if request.url_rule.arguments and (methods := literal_route_methods(request.path)):
         raise MethodNotAllowed(valid_methods=methods)  # GET /messages/send is not message "send"
+    if request.method == "OPTIONS":  # no CORS here: answered like any method a route lacks
+        raise MethodNotAllowed(valid_methods=request.url_rule.methods)
     if request.method not in WRITE_METHODS or not _has_body():
         return
     if request.mimetype != "application/json":
         raise ApiError(415, "unsupported_media_type",
                        "Write requests with a body must use Content-Type: application/json.")
     limit = current_app.config["MAX_CONTENT_LENGTH"]
+    too_large = ApiError(413, "payload_too_large", f"The request body exceeds {limit} bytes.")
     if request.content_length is not None and request.content_length > limit:
-        raise ApiError(413, "payload_too_large", f"The request body exceeds {limit} bytes.")
+        raise too_large
+    if request.content_length is None:  # chunked: no length to look at, so read it here
+        # werkzeug stops reading at the limit without a word: a byte left beyond it is too many
+        if len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1):
+            raise too_large
 
 
 def _has_body() -> bool:

@@ -1,9 +1,11 @@
 """webargs parsing with the spec's error codes: arrays in queries caught, marshmallow errors mapped."""
 
 import json
+import math
 import re
 
-from webargs.flaskparser import FlaskParser
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from shop.platform.errors import ApiError
 
@@ -12,6 +14,17 @@ INT32_MAX = 2_147_483_647
 # marshmallow's wording for an integer beyond the 32-bit range (see fields.Int32)
 INT32_MESSAGE = f"Must be at most {INT32_MAX}."
 SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("a number too large for a float")
+    return value
 
 
 class ShopParser(FlaskParser):
@@ -38,13 +51,17 @@ class ShopParser(FlaskParser):
         """The parsed body; text that parses to nothing Python can hold is invalid JSON, not a 500.
 
         json.loads raises RecursionError on arrays or objects nested thousands deep and a plain
-        ValueError on an integer literal past Python's 4300-digit conversion limit.
+        ValueError on an integer literal past Python's 4300-digit conversion limit. Python also
+        reads NaN and Infinity, which JSON does not have, and 1e999 as infinity: refused too.
         """
+        if not is_json_request(req):
+            return core.missing
         try:
-            return super()._raw_load_json(req)
+            return json.loads(req.get_data(cache=True).decode(), parse_constant=_not_json,
+                              parse_float=_finite)
         except json.JSONDecodeError:
             raise
-        except (RecursionError, ValueError):
+        except (RecursionError, ValueError):  # UnicodeDecodeError and NaN/Infinity/1e999 too
             raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
 
     def load_json(self, req, schema):

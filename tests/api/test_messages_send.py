@@ -416,3 +416,14 @@ def test_a_send_refused_by_the_send_rate_runs_again_when_retried_with_its_key(cl
     retried = send(client, headers, ticket_id="1001", channel="email", body="Ready")
     assert retried.status_code == 202 and "Idempotent-Replayed" not in retried.headers
     assert [m.body for m in Message.select().order_by(Message.id)] == ["x", "Ready"]
+
+
+def test_the_largest_email_fits_the_body_limit_however_it_is_escaped(client, shop):
+    # 100,000 characters outside the BMP, in both aliases, every one \\uXXXX\\uXXXX-escaped: ~2.4 MB
+    text = "\U0001F600" * 100_000
+    raw = json.dumps({"ticket_id": "1001", "channel": "email", "content": text, "body": text,
+                      "subject": "\U0001F600" * 998})
+    assert len(raw) > 2_400_000
+    response = client.post("/api/v1/messages/send", data=raw, content_type="application/json", headers=shop)
+    assert response.status_code == 202
+    assert Message.get(Message.direction == "outbound").body == text

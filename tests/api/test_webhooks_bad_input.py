@@ -156,7 +156,7 @@ def test_wrong_methods_are_405(client, acme, method, path):
     response = getattr(client, method)(path, headers=acme)
     assert_error(response, 405, "method_not_allowed")
     if path.endswith("event_types"):  # not read as subscription "event_types" (DELETE /webhooks/<id>)
-        assert set(response.headers["Allow"].split(", ")) - {"OPTIONS"} == {"GET", "HEAD"}
+        assert response.headers["Allow"] == "GET, HEAD"
 
 
 @pytest.mark.parametrize("method, action", [("delete", ""), ("post", "/ping"), ("post", "/rotate_secret")])

@@ -1,5 +1,6 @@
 """Every non-2xx response is the spec's error body with the spec's status, code and headers."""
 
+import io
 import json
 
 import pytest
@@ -76,7 +77,19 @@ def test_a_post_only_route_is_405_allowing_post_alone_though_an_id_route_shares_
         client, acme, method, path):
     response = client.open(path, method=method, headers=acme)
     assert_error(response, 405, "method_not_allowed")
-    assert set(response.headers["Allow"].split(", ")) - {"OPTIONS"} == {"POST"}
+    assert response.headers["Allow"] == "POST"
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer sk_test_acme_token_0001"}],
+                         ids=["no key", "key"])
+def test_options_is_405_in_json_before_authentication(client, acme, headers):
+    response = client.options("/api/v1/appointments", headers=headers)
+    assert_error(response, 405, "method_not_allowed")
+    assert response.headers["Allow"] == "GET, HEAD, POST" and "RateLimit-Limit" not in response.headers
+
+
+def test_the_static_route_is_gone(client, acme):
+    assert_error(client.get("/static/app.js"), 404, "not_found")
 
 
 def test_write_with_a_non_json_body_is_415_before_authentication(client):
@@ -110,6 +123,16 @@ def test_oversized_body_is_413(client, app, acme):
     error = assert_error(response, 413, "payload_too_large")
     assert error["type"] == "invalid_request_error"
     assert Customer.select().count() == 0
+
+
+@pytest.mark.parametrize("extra, status", [(0, 401), (1, 413)], ids=["at the limit", "a byte over"])
+def test_a_chunked_body_over_the_limit_is_413_before_authentication(client, app, acme, extra, status):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    body = b'{"display_name": "' + b"x" * (limit - 20 + extra) + b'"}'  # limit + extra bytes
+    response = client.post("/api/v1/_probe", input_stream=io.BytesIO(body), content_type="application/json",
+                           headers={"Transfer-Encoding": "chunked"},  # no key: 413 comes first
+                           environ_base={"wsgi.input_terminated": True})  # as a server streaming it
+    assert response.status_code == status  # at the limit: read whole, then refused for want of a key
 
 
 def test_unparseable_json_is_400_invalid_json(client, acme):
