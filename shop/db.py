@@ -62,9 +62,13 @@ class WriterGate:
 
     def _after_fork(self) -> None:
         """A child shares the parent's descriptor (and so its flock): it opens its own."""
-        if self._file is not None:
-            os.close(self._file[1])  # the parent's descriptor stays open, and its lock held
+        self._close()  # the parent's descriptor stays open, and its lock held
         self._reset()
+
+    def _close(self) -> None:
+        if self._file is not None and self._file[1] is not None:
+            os.close(self._file[1])
+        self._file = None
 
     @contextlib.contextmanager
     def held(self):
@@ -112,9 +116,7 @@ class WriterGate:
             return None
         if self._file is None or self._file[0] != path:
             with self._threads:
-                if self._file is not None:
-                    os.close(self._file[1])
-                    self._file = None
+                self._close()
                 try:  # flock needs no write access: readable is enough; created as umask allows
                     self._file = (path, os.open(f"{path}-writers", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC,
                                                 0o666))

@@ -11,7 +11,7 @@ from shop.db import writer_gate
 
 
 class SharedFileSqliteStorage(SqliteStorage):
-    """SqliteStorage with four changes, each measured in docs/performance.md:
+    """SqliteStorage with these changes, each measured in docs/performance.md:
 
     - synchronous=NORMAL like the app's connections (SqliteHuey runs FULL: an fsync per enqueue;
       in WAL mode NORMAL is still safe against corruption and loses at most the last commits on a
