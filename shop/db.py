@@ -116,6 +116,8 @@ class WriterGate:
             return None
         if self._file is None or self._file[0] != path:
             with self._threads:
+                if self._file is not None and self._file[0] == path:  # another thread just opened it
+                    return self._file[1]
                 self._close()
                 try:  # flock needs no write access: readable is enough; created as umask allows
                     self._file = (path, os.open(f"{path}-writers", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC,

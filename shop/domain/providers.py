@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from email import policy
 from email.header import Header
 from email.mime.text import MIMEText
-from email.utils import formatdate, make_msgid
+from email.utils import formataddr, formatdate, make_msgid, parseaddr
 from urllib.parse import unquote, urlsplit
 
 import requests
@@ -74,10 +74,15 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
     raise TransientFailure("SMTP connection: retries exhausted")
 
 
+# SMTPUTF8 writes headers as UTF-8 and must not refold what is already right: a long
+# In-Reply-To folded into an encoded-word would no longer thread the reply
+UTF8_POLICY = policy.SMTPUTF8.clone(refold_source="none")
+
+
 def _hand_over(client: smtplib.SMTP, mime: MIMEText) -> None:
     """Send one message; an address beyond ASCII needs the server's SMTPUTF8 (RFC 6531)."""
-    sender, recipient = str(mime["From"]), str(mime["To"])
-    if (sender + recipient).isascii():
+    sender, recipient = parseaddr(str(mime["From"]))[1], parseaddr(str(mime["To"]))[1]
+    if (sender + recipient).isascii():  # a display name beyond ASCII is encoded in its header
         client.send_message(mime)
         return
     client.ehlo_or_helo_if_needed()
@@ -85,7 +90,7 @@ def _hand_over(client: smtplib.SMTP, mime: MIMEText) -> None:
         raise PermanentFailure("the address is not ASCII and the SMTP server does not offer SMTPUTF8")
     if isinstance(mime["Subject"], Header):  # an SMTPUTF8 message carries its headers as UTF-8
         mime.replace_header("Subject", str(mime["Subject"]))
-    client.sendmail(sender, [recipient], mime.as_bytes(policy=policy.SMTPUTF8),
+    client.sendmail(sender, [recipient], mime.as_bytes(policy=UTF8_POLICY),
                     mail_options=["SMTPUTF8", "BODY=8BITMIME"])
 
 
@@ -131,7 +136,7 @@ def _mime(message: Outgoing, domain: str) -> MIMEText:
     """A text/plain UTF-8 email. The classic MIMEText builds and serialises in about a fifth of
     EmailMessage's time (docs/performance.md), and a consumer sends many of them."""
     mime = MIMEText(message.body, "plain", "utf-8")
-    mime["From"] = message.sender or f"repair-shop@{domain}"
+    mime["From"] = _address(message.sender or f"repair-shop@{domain}")
     mime["To"] = message.recipient
     mime["Subject"] = _header(message.subject or "")
     mime["Date"] = formatdate(usegmt=True)
@@ -140,6 +145,12 @@ def _mime(message: Outgoing, domain: str) -> MIMEText:
         mime["In-Reply-To"] = message.in_reply_to
         mime["References"] = message.in_reply_to
     return mime
+
+
+def _address(value: str) -> str:
+    """`Name <addr>` with a name beyond ASCII RFC 2047-encoded (the SMTP_FROM of a Café)."""
+    name, address = parseaddr(value)
+    return formataddr((name, address), "utf-8") if name and not name.isascii() else value
 
 
 def _header(text: str):

@@ -51,8 +51,12 @@ def refuse_early() -> None:
     if request.content_length is not None and request.content_length > limit:
         raise too_large
     if request.content_length is None:  # chunked: no length to look at, so read it here
-        # werkzeug stops reading at the limit without a word: a byte left beyond it is too many
-        if len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1):
+        try:
+            # werkzeug stops reading at the limit without a word: a byte left beyond it is too many
+            beyond = len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1)
+        except Exception:  # the server could not decode the chunks (gunicorn: InvalidChunkSize, ...)
+            raise ApiError(400, "invalid_json", "The request body could not be read.") from None
+        if beyond:
             raise too_large
 
 

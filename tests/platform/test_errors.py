@@ -135,6 +135,26 @@ def test_a_chunked_body_over_the_limit_is_413_before_authentication(client, app,
     assert response.status_code == status  # at the limit: read whole, then refused for want of a key
 
 
+class InvalidChunkSize(Exception):
+    """What gunicorn raises reading a body with a malformed chunk (neither OSError nor ValueError)."""
+
+
+class BadChunks(io.BytesIO):
+    """A request stream the server cannot decode."""
+
+    def read(self, *args):
+        raise InvalidChunkSize("zz")
+
+    readinto = readline = read
+
+
+def test_a_chunked_body_the_server_cannot_decode_is_400_not_500(client, acme):
+    response = client.post("/api/v1/_probe", input_stream=BadChunks(), content_type="application/json",
+                           headers={"Transfer-Encoding": "chunked"},
+                           environ_base={"wsgi.input_terminated": True})
+    assert_error(response, 400, "invalid_json")
+
+
 def test_unparseable_json_is_400_invalid_json(client, acme):
     response = client.post("/api/v1/_probe", data='{"display_name": ', content_type="application/json",
                            headers=acme)

@@ -153,3 +153,29 @@ def test_building_the_queue_inside_a_transaction_does_not_wait_on_itself(app, tm
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(path) as other:
         assert other.execute("SELECT COUNT(*) FROM task").fetchone()[0] == 1
+
+
+def test_threads_arriving_together_open_the_lock_file_once(app, monkeypatch):
+    from shop import db as db_module
+
+    gate, opened, real_open = db_module.WriterGate(), [], os.open
+
+    def slow_open(*args, **kwargs):  # widen the window in which racing threads could all open it
+        opened.append(args[0])
+        time.sleep(0.01)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(db_module.os, "open", slow_open)
+    start = threading.Barrier(8)
+
+    def write():
+        start.wait(10)
+        with gate.held():
+            pass
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert opened == [f"{db.database}-writers"]
