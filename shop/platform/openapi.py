@@ -64,12 +64,35 @@ def _add_errors(operation: dict, method: str) -> None:
     responses.pop("default", None)
 
 
+# how each kind of id in a path is written; anything else is answered 400 invalid_id (numeric
+# ids) or 404 not_found (webhook ids), so the document says what the routes accept
+PATH_IDS = {
+    "numeric": ({"type": "string", "pattern": "^[0-9]{1,10}$", "example": "200"},
+                "A positive 32-bit integer written in digits; anything else is 400 invalid_id."),
+    "webhooks": ({"type": "string", "maxLength": 64, "example": "whsub_3f9a2c1b7e8d4f6011223344"},
+                 "A webhook subscription id (whsub_...)."),
+    "delivery_id": ({"type": "string", "maxLength": 64, "example": "whd_8c1e2f3a4b5d6e7f00112233"},
+                    "A webhook delivery id (whd_...)."),
+}
+
+
+def _describe_path_ids(path: str, item: dict) -> None:
+    for parameter in item.get("parameters", []):
+        if parameter.get("in") != "path":
+            continue
+        kind = (parameter["name"] if parameter["name"] == "delivery_id"
+                else "webhooks" if path.startswith("/api/v1/webhooks/") else "numeric")
+        schema, description = PATH_IDS[kind]
+        parameter.update(schema=dict(schema), description=description)
+
+
 def openapi_document(api) -> dict:
     """The full OpenAPI 3 document as a dict."""
     spec = copy.deepcopy(api.spec.to_dict())
     spec["servers"] = [{"url": "/"}]
     spec["security"] = [{"bearerAuth": []}]
-    for path in spec.get("paths", {}).values():
+    for name, path in spec.get("paths", {}).items():
+        _describe_path_ids(name, path)
         for method, operation in path.items():
             if method in ("get", "post", "put", "patch", "delete"):
                 _add_errors(operation, method)

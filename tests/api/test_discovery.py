@@ -88,3 +88,17 @@ def test_every_post_documents_idempotency_conflicts_and_the_header(client):
         assert "409" in operation["responses"], operation.get("summary")
         names = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "header"}
         assert "Idempotency-Key" in names, operation.get("summary")
+
+
+def test_path_ids_are_documented_as_the_routes_accept_them(client):
+    import re
+
+    spec = client.get("/api/v1/openapi.json").get_json()
+    params = {(path, p["name"]): p for path, item in spec["paths"].items()
+              for p in item.get("parameters", []) if p["in"] == "path"}
+    assert params
+    for (path, name), parameter in params.items():
+        assert parameter["description"], (path, name)
+        pattern = parameter["schema"].get("pattern")
+        if not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
+            assert pattern and re.fullmatch(pattern, "2147483647") and not re.fullmatch(pattern, "abc")
