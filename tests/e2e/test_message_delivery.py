@@ -30,6 +30,11 @@ def delivered(status="sent"):
     return message is not None and message.delivery_status == status
 
 
+def send_sms(client, headers):
+    body = {"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE}
+    assert client.post("/api/v1/messages/send", headers=headers, json=body).status_code == 202
+
+
 def test_email_reaches_the_smtp_server(client, shop, start_consumer):
     with SmtpSink() as sink:
         start_consumer(SHOP_SMTP_URL=sink.url, **FAST_RETRIES)
@@ -58,11 +63,7 @@ def test_email_reaches_the_smtp_server(client, shop, start_consumer):
 def test_sms_reaches_the_gateway_with_the_provider_id_stored(client, shop, start_consumer):
     with HttpReceiver(default=(200, {"id": "gw-777"})) as gateway:
         start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
-        client.post(
-            "/api/v1/messages/send",
-            headers=shop,
-            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
-        )
+        send_sms(client, shop)
         wait_until(delivered)
         assert len(gateway.requests) == 1
     sent = json.loads(gateway.requests[0]["body"])
@@ -76,11 +77,7 @@ def test_a_gateway_that_fails_twice_then_succeeds_delivers_once(client, shop, st
     script = [(500, {"error": "busy"}), (503, {"error": "down"})]
     with HttpReceiver(script=script, default=(200, {"id": "gw-3rd"})) as gateway:
         start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
-        client.post(
-            "/api/v1/messages/send",
-            headers=shop,
-            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
-        )
+        send_sms(client, shop)
         wait_until(delivered)
         assert len(gateway.requests) == 3
     message = Message.get(Message.direction == "outbound")
@@ -92,11 +89,7 @@ def test_a_gateway_that_fails_twice_then_succeeds_delivers_once(client, shop, st
 def test_a_permanent_refusal_is_recorded_and_logged(client, shop, start_consumer):
     with HttpReceiver(default=(400, {"error": "invalid number"})) as gateway:
         start_consumer(SHOP_SMS_GATEWAY_URL=gateway.url, **FAST_RETRIES)
-        client.post(
-            "/api/v1/messages/send",
-            headers=shop,
-            json={"ticket_id": "1001", "channel": "sms", "content": "Ready!", "to": ANN_PHONE},
-        )
+        send_sms(client, shop)
         wait_until(lambda: delivered("failed"))
         assert len(gateway.requests) == 1
     message = Message.get(Message.direction == "outbound")
