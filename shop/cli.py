@@ -111,7 +111,8 @@ def demo(host: str, port: int) -> None:
         document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
         load_fixture(document)
     _print_demo_help(host, port)
-    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"])
+    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"],
+               SHOP_INSTANCE_PATH=current_app.instance_path)
     consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
     # a plain kill of the demo must take its consumer along, as Ctrl-C does
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -42,9 +42,10 @@ DEFAULTS = {
 
 
 def instance_path() -> Path:
-    """The instance folder: SHOP_INSTANCE_PATH or instance/ beside the shop package."""
+    """The instance folder: SHOP_INSTANCE_PATH, or ./instance of the working directory."""
+    # never beside the package: an installed copy would write its database into site-packages
     configured = os.environ.get("SHOP_INSTANCE_PATH")
-    path = Path(configured) if configured else Path(__file__).resolve().parent.parent / "instance"
+    path = (Path(configured) if configured else Path.cwd() / "instance").resolve()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -30,3 +30,15 @@ def test_database_path_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("SHOP_DATABASE", str(tmp_path / "elsewhere.db"))
     assert load_config()["DATABASE"] == str(tmp_path / "elsewhere.db")
+
+
+def test_instance_folder_is_in_the_working_directory(tmp_path, monkeypatch):
+    # never beside the package: an installed copy would write its database into site-packages
+    monkeypatch.delenv("SHOP_INSTANCE_PATH", raising=False)
+    monkeypatch.delenv("SHOP_DATABASE", raising=False)
+    monkeypatch.delenv("SHOP_SECRET_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    config = load_config()
+    assert config.root_path == str(tmp_path / "instance")
+    assert config["DATABASE"] == str(tmp_path / "instance" / "shop.sqlite3")
+    assert (tmp_path / "instance" / "secret_key").exists()

@@ -1,8 +1,18 @@
 """One blueprint per resource; MODULES is the tuple the API registers."""
 
-from shop.api import appointments, customers, discovery, identity, messages, notifications, usage, webhooks
+from shop.api import (
+    appointments,
+    customers,
+    discovery,
+    identity,
+    messages,
+    notifications,
+    reference,
+    usage,
+    webhooks,
+)
 
-MODULES = (discovery, identity, customers, appointments, messages, notifications, usage, webhooks)
+MODULES = (discovery, reference, identity, customers, appointments, messages, notifications, usage, webhooks)
 
 
 def register_blueprints(api) -> None:

@@ -31,6 +31,7 @@ def index():
             "health": "/api/v1/health",
             "openapi_json": "/api/v1/openapi.json",
             "openapi_yaml": "/api/v1/openapi.yaml",
+            "docs": "/api/v1/docs",
             "me": "/api/v1/me",
         },
     }
