@@ -1,4 +1,4 @@
-"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke, activity."""
+"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke/list, activity."""
 
 import json
 import os
@@ -13,14 +13,14 @@ from flask.cli import AppGroup
 from werkzeug.serving import run_simple
 
 from shop import models
-from shop.domain.activity import run_activity
+from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.fixtures import FixtureError, load_fixture
-from shop.domain.keys import MODES, SCOPES, create_key, revoke_key
+from shop.domain.keys import MODES, SCOPES, create_key, list_keys, revoke_key
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 shop = AppGroup("shop", help="Repair-Shop Service commands.")
-key = AppGroup("key", help="Create and revoke API keys.")
+key = AppGroup("key", help="Create, list and revoke API keys.")
 shop.add_command(key)
 
 DEMO_TENANT = "acme"
@@ -55,9 +55,16 @@ def load(path: str) -> None:
 @key.command("create")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
 @click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES), help="Repeat per scope.")
+@click.option("--no-scopes", is_flag=True, help="Create a key that holds no scope at all.")
 @click.option("--mode", type=click.Choice(MODES), default="test", show_default=True)
-def key_create(tenant_id: str, scopes: tuple, mode: str) -> None:
+def key_create(tenant_id: str, scopes: tuple, no_scopes: bool, mode: str) -> None:
     """Create an API key and print its token (shown this once)."""
+    # a key without scopes is refused by every resource: only make one when asked in so many words
+    if not scopes and not no_scopes:
+        raise click.UsageError("give the key's scopes with --scope (repeat it per scope), "
+                               "or --no-scopes for a key without any scope.")
+    if scopes and no_scopes:
+        raise click.UsageError("--scope and --no-scopes contradict each other: give one of them.")
     try:
         created, token = create_key(tenant_id, list(scopes), mode=mode)
     except ApiError as error:
@@ -77,7 +84,21 @@ def key_revoke(key_id: str) -> None:
     _print_json({"id": revoked.id, "revoked": True})
 
 
-@shop.command("activity")
+@key.command("list")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+def key_list(tenant_id: str) -> None:
+    """List a tenant's API keys as JSON (id, mode, scopes, revoked, expires_at, created_at)."""
+    try:
+        _print_json(list_keys(tenant_id))
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+
+
+# \b keeps click from re-wrapping the list: one KIND a line, from the table the command dispatches on
+ACTIVITY_KINDS_HELP = "KIND is one of:\n\n\b\n" + "\n".join(f"  {kind}" for kind in ACTIVITIES)
+
+
+@shop.command("activity", epilog=ACTIVITY_KINDS_HELP)
 @click.argument("kind")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
 @click.option("--data", "data", default="{}", show_default=True, help="JSON object describing the change.")
