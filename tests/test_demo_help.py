@@ -2,8 +2,9 @@
 
 import json
 import shlex
-from datetime import date, timedelta
+from datetime import UTC, datetime, timedelta
 from importlib import resources
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -33,9 +34,13 @@ def test_the_printed_booking_books_a_free_future_slot(app, client, days_later):
     clock.advance(days_later * DAY)
     demo_shop()
     body, headers = printed_curl(app, "/appointments")
-    booked_on = date.fromisoformat(body["scheduled_date"])
-    today = clock.now().date()
-    assert today - timedelta(days=1) <= booked_on <= today + timedelta(days=60)  # shop's timezone: UTC-5
+    shop_zone = ZoneInfo("America/New_York")
+    starts = datetime.fromisoformat(f"{body['scheduled_date']}T{body['scheduled_time']}").replace(
+        tzinfo=shop_zone
+    )
+    now = clock.now().replace(tzinfo=UTC)
+    assert now + timedelta(minutes=60) <= starts  # the demo shop's min_notice_minutes
+    assert starts.date() <= now.astimezone(shop_zone).date() + timedelta(days=60)  # its max_days_ahead
     slots = client.get(
         f"/api/v1/appointments/slots?date={body['scheduled_date']}", headers=headers
     ).get_json()
