@@ -1,4 +1,4 @@
-"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke, activity."""
+"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke/list, activity."""
 
 import json
 import os
@@ -12,15 +12,16 @@ from flask import current_app
 from flask.cli import AppGroup
 from werkzeug.serving import run_simple
 
-from shop import models
-from shop.domain.activity import run_activity
+from shop import clock, models
+from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.fixtures import FixtureError, load_fixture
-from shop.domain.keys import MODES, SCOPES, create_key, revoke_key
+from shop.domain.keys import MODES, SCOPES, create_key, list_keys, revoke_key
+from shop.domain.slots import next_free_slot
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
 shop = AppGroup("shop", help="Repair-Shop Service commands.")
-key = AppGroup("key", help="Create and revoke API keys.")
+key = AppGroup("key", help="Create, list and revoke API keys.")
 shop.add_command(key)
 
 DEMO_TENANT = "acme"
@@ -55,9 +56,16 @@ def load(path: str) -> None:
 @key.command("create")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
 @click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES), help="Repeat per scope.")
+@click.option("--no-scopes", is_flag=True, help="Create a key that holds no scope at all.")
 @click.option("--mode", type=click.Choice(MODES), default="test", show_default=True)
-def key_create(tenant_id: str, scopes: tuple, mode: str) -> None:
+def key_create(tenant_id: str, scopes: tuple, no_scopes: bool, mode: str) -> None:
     """Create an API key and print its token (shown this once)."""
+    # a key without scopes is refused by every resource: only make one when asked in so many words
+    if not scopes and not no_scopes:
+        raise click.UsageError("give the key's scopes with --scope (repeat it per scope), "
+                               "or --no-scopes for a key without any scope.")
+    if scopes and no_scopes:
+        raise click.UsageError("--scope and --no-scopes contradict each other: give one of them.")
     try:
         created, token = create_key(tenant_id, list(scopes), mode=mode)
     except ApiError as error:
@@ -77,7 +85,21 @@ def key_revoke(key_id: str) -> None:
     _print_json({"id": revoked.id, "revoked": True})
 
 
-@shop.command("activity")
+@key.command("list")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+def key_list(tenant_id: str) -> None:
+    """List a tenant's API keys as JSON (id, mode, scopes, revoked, expires_at, created_at)."""
+    try:
+        _print_json(list_keys(tenant_id))
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+
+
+# \b keeps click from re-wrapping the list: one KIND a line, from the table the command dispatches on
+ACTIVITY_KINDS_HELP = "KIND is one of:\n\n\b\n" + "\n".join(f"  {kind}" for kind in ACTIVITIES)
+
+
+@shop.command("activity", epilog=ACTIVITY_KINDS_HELP)
 @click.argument("kind")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
 @click.option("--data", "data", default="{}", show_default=True, help="JSON object describing the change.")
@@ -110,7 +132,7 @@ def demo(host: str, port: int) -> None:
     if Tenant.get_or_none(Tenant.id == DEMO_TENANT) is None:
         document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
         load_fixture(document)
-    _print_demo_help(host, port)
+    click.echo(demo_help(host, port))
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"],
                SHOP_INSTANCE_PATH=current_app.instance_path)
     consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
@@ -124,34 +146,48 @@ def demo(host: str, port: int) -> None:
 
 
 DEMO_READS = ("/me", "/customers", "/messages/conversations", "/messages/conversations/10/messages",
-              "/appointments", "/appointments/slots?date=2026-12-01", "/notifications",
+              "/appointments", "/appointments/slots?date={day}", "/notifications",
               "/notifications/count", "/webhooks", "/webhooks/event_types", "/usage?by_key=true")
+DEMO_AUTH = "-H 'Authorization: Bearer sk_test_acme_demo_0001'"
+JSON_TYPE = "-H 'Content-Type: application/json'"
 
 
-def _print_demo_help(host: str, port: int) -> None:
+def _curl_post(base: str, path: str, body: dict) -> str:
+    """A curl line posting `body` as JSON (the demo's bodies hold no single quote)."""
+    return f"  curl -s {DEMO_AUTH} {JSON_TYPE} -d '{json.dumps(body)}' {base}{path}"
+
+
+def demo_booking() -> dict | None:
+    """A create-appointment body for the demo shop's first free slot now (None if none is free)."""
+    free = next_free_slot(DEMO_TENANT)
+    if free is None:
+        return None
+    day, time = free
+    return {"customer_name": "Ann Lee", "customer_phone": "+15555550100",
+            "scheduled_date": day.isoformat(), "scheduled_time": time}
+
+
+def demo_help(host: str, port: int) -> str:
+    """What the demo prints before serving: the key and curl examples that work right now."""
     base = f"http://{host}:{port}/api/v1"
-    auth = "-H 'Authorization: Bearer sk_test_acme_demo_0001'"
-    json_type = "-H 'Content-Type: application/json'"
-    click.echo(f"Demo shop loaded into {current_app.config['DATABASE']}")
-    click.echo("API key (all scopes): sk_test_acme_demo_0001")
-    click.echo("Read:")
-    click.echo(f"  curl -s {base}/health")
-    for path in DEMO_READS:
-        click.echo(f"  curl -s {auth} '{base}{path}'")
-    click.echo("Write:")
-    click.echo(f"  curl -s {auth} {json_type} -d '{{\"ticket_id\": \"1001\", \"channel\": \"sms\", "
-               f"\"content\": \"Ready for pickup\", \"to\": \"+15555550100\"}}' {base}/messages/send")
-    click.echo(f"  curl -s {auth} {json_type} -d '{{\"customer_name\": \"Ann Lee\", \"customer_phone\": "
-               f"\"+15555550100\", \"scheduled_date\": \"2026-12-01\", \"scheduled_time\": \"10:00\"}}' "
-               f"{base}/appointments")
-    click.echo(f"  curl -s {auth} -X POST {base}/notifications/50/read")
-    click.echo("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
-    click.echo(f"  curl -s {auth} {json_type} "
-               f"-d '{{\"url\": \"https://YOUR-HOST/hook\", \"events\": [\"*\"]}}' {base}/webhooks")
-    click.echo(f"  curl -s {auth} -X POST {base}/webhooks/WHSUB_ID/ping")
-    click.echo("In-app activity (emits observed events to webhook subscribers), in another shell:")
-    click.echo("  flask --app app shop activity ticket.status_changed --tenant acme --data "
-               "'{\"id\": \"1001\", \"status\": \"Ready\", \"changed_by\": \"sam@acme.test\"}'")
+    booking = demo_booking()
+    day = booking["scheduled_date"] if booking else clock.now().date().isoformat()
+    lines = [f"Demo shop loaded into {current_app.config['DATABASE']}",
+             "API key (all scopes): sk_test_acme_demo_0001", "Read:", f"  curl -s {base}/health"]
+    lines += [f"  curl -s {DEMO_AUTH} '{base}{path.format(day=day)}'" for path in DEMO_READS]
+    lines.append("Write:")
+    lines.append(_curl_post(base, "/messages/send", {"ticket_id": "1001", "channel": "sms",
+                                                     "content": "Ready for pickup", "to": "+15555550100"}))
+    if booking is not None:  # the first free slot at start-up: a fixed date would pass or fill up
+        lines.append(_curl_post(base, "/appointments", booking))
+    lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/notifications/50/read")
+    lines.append("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
+    lines.append(_curl_post(base, "/webhooks", {"url": "https://YOUR-HOST/hook", "events": ["*"]}))
+    lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/webhooks/WHSUB_ID/ping")
+    lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
+    lines.append("  flask --app app shop activity ticket.status_changed --tenant acme --data "
+                 "'{\"id\": \"1001\", \"status\": \"Ready\", \"changed_by\": \"sam@acme.test\"}'")
+    return "\n".join(lines)
 
 
 def register(app) -> None:

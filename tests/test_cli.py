@@ -1,4 +1,4 @@
-"""The `flask shop ...` commands: init-db, load (all or nothing), key create/revoke."""
+"""The `flask shop ...` commands: init-db, load (all or nothing), key create/list/revoke, activity --help."""
 
 import json
 
@@ -97,3 +97,48 @@ def test_bundled_demo_file_loads(runner):
 
     summary = load_fixture(json.loads(text))
     assert "acme" in summary["tenants"]
+
+
+def test_key_list_prints_the_tenants_keys_without_secrets(runner, load):
+    load(tenant_fixture("acme", token="sk_test_acme_listed_0001"),
+         tenant_fixture("globex", customers=[{"id": 21}]))
+    created = json.loads(runner.invoke(args=["shop", "key", "create", "--tenant", "acme",
+                                             "--scope", "tickets.read", "--mode", "live"]).output)
+    runner.invoke(args=["shop", "key", "revoke", "key_acme"])
+    result = runner.invoke(args=["shop", "key", "list", "--tenant", "acme"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.output)
+    assert [(k["id"], k["mode"], k["revoked"]) for k in listed] == [
+        ("key_acme", "test", True), (created["id"], "live", False)]
+    assert listed[1]["scopes"] == ["tickets.read"] and listed[1]["expires_at"] is None
+    assert set(listed[0]) == {"id", "mode", "scopes", "revoked", "expires_at", "created_at"}
+    stored = ApiKey.get_by_id(created["id"])
+    for secret in (created["token"], "sk_test_acme_listed_0001", stored.token_hash, stored.token_prefix):
+        assert secret not in result.output
+
+
+def test_key_list_of_an_unknown_tenant_is_an_error(runner):
+    result = runner.invoke(args=["shop", "key", "list", "--tenant", "nobody"])
+    assert result.exit_code == 1 and "No tenant nobody" in result.output
+
+
+def test_key_create_without_a_scope_is_refused_unless_asked_for(runner, load):
+    load(tenant_fixture("acme"))
+    refused = runner.invoke(args=["shop", "key", "create", "--tenant", "acme"])
+    assert refused.exit_code != 0 and "--scope" in refused.output and "--no-scopes" in refused.output
+    assert ApiKey.select().count() == 1
+    both = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--no-scopes",
+                               "--scope", "tickets.read"])
+    assert both.exit_code != 0 and ApiKey.select().count() == 1
+    asked = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--no-scopes"])
+    assert asked.exit_code == 0, asked.output
+    assert json.loads(asked.output)["scopes"] == [] and ApiKey.select().count() == 2
+
+
+def test_activity_help_lists_every_kind_the_command_dispatches_on(runner):
+    from shop.domain.activity import ACTIVITIES
+
+    result = runner.invoke(args=["shop", "activity", "--help"])
+    assert result.exit_code == 0
+    listed = result.output.split("KIND is one of:", 1)[1].split()
+    assert listed == list(ACTIVITIES) and "estimate.declined" in listed and "notification" in listed

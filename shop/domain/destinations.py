@@ -15,6 +15,9 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # the last_error text of a delivery whose destination resolved to a blocked address (spec wording)
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
 MAX_URL_LENGTH = 2048
+# what a refused private or loopback URL tells its user: the one setting that allows it on purpose
+TRUSTED_NETWORKS_HINT = ("an operator can allow a network they trust by listing its CIDR in "
+                         "SHOP_WEBHOOK_TRUSTED_NETWORKS (for example 127.0.0.0/8 for local tests)")
 
 # cloud metadata services named explicitly: most already fall in a blocked range, but a reason
 # that says "cloud metadata" is clearer, and 100.100.100.200 (Alibaba) is in shared space
@@ -22,6 +25,7 @@ METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
     "169.254.169.254", "169.254.170.2", "169.254.169.123", "100.100.100.200", "fd00:ec2::254",
     "fd00:ec2::23",
 ))
+METADATA_REASON = "a cloud metadata address"
 NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
 LABEL = re.compile(r"^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$")
 NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
@@ -65,7 +69,7 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
 def _category(address: IPAddress) -> str | None:
     """Why an address is not a public destination, or None when it is."""
     if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
+        return METADATA_REASON
     checks = (("is_unspecified", "an unspecified address"), ("is_loopback", "a loopback address"),
               ("is_link_local", "a link-local address"), ("is_multicast", "a multicast address"),
               ("is_private", "a private address"), ("is_reserved", "a reserved address"))
@@ -192,11 +196,15 @@ def screen_url(url, allow_http: bool = False, trusted_networks=()) -> str:
     if address is None:
         name = _check_name(host)
         if name == "localhost" or name.endswith(".localhost"):
-            raise UrlRejected("url: the host is a loopback name (localhost).")
+            raise UrlRejected("url: the host is a loopback name (localhost); use the address itself "
+                              f"(https://127.0.0.1/...): {TRUSTED_NETWORKS_HINT}.")
         return url
     reason = screen_address(address, trusted_networks)
-    if reason:
+    if reason == METADATA_REASON:  # never worth trusting: no hint
         raise UrlRejected(f"url: the host is {reason}; webhooks are sent to public addresses only.")
+    if reason:
+        raise UrlRejected(f"url: the host is {reason}; webhooks are sent to public addresses only, "
+                          f"but {TRUSTED_NETWORKS_HINT}.")
     return url
 
 

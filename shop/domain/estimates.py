@@ -90,9 +90,23 @@ def send_estimate(tenant_id: str, data: dict) -> dict:
     return dto
 
 
+def decided_estimate(tenant_id: str, fields: dict) -> Estimate:
+    """The estimate a decision is about: a known one, or one first seen now on its named ticket.
+
+    The app may have sent an estimate the store never heard of; its decision (with the ticket it
+    belongs to) is how the store learns of it. An id some estimate already has, of another ticket or
+    another tenant, is refused as before, and so is a ticket that is missing, hidden or deleted.
+    """
+    if "ticket_id" not in fields or Estimate.select().where(Estimate.id == fields["id"]).exists():
+        return find_estimate(tenant_id, fields)
+    ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
+    return Estimate.create(id=fields["id"], tenant=tenant_id, ticket=ticket, customer=ticket.customer_id,
+                           number=f"EST-{fields['id']}", status="sent", created_at=clock.now())
+
+
 def _decide(tenant_id: str, fields: dict, status: str) -> Estimate:
     """Record the decision with its evidence (signature, address, browser) on the estimate."""
-    estimate = find_estimate(tenant_id, fields)
+    estimate = decided_estimate(tenant_id, fields)
     if estimate.status not in DECIDABLE:
         raise unprocessable(f"Estimate {estimate.id} is already {estimate.status}.")
     estimate.status = status

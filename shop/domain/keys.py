@@ -1,4 +1,4 @@
-"""API keys: create (token shown once, stored hashed), revoke, describe."""
+"""API keys: create (token shown once, stored hashed), revoke, list, describe."""
 
 import secrets
 from datetime import datetime
@@ -49,6 +49,16 @@ def revoke_key(key_id: str) -> ApiKey:
     key.revoked = True
     key.save()
     return key
+
+
+def list_keys(tenant_id: str) -> list[dict]:
+    """Every key of a tenant, oldest first, as an operator sees it (never the token or its hash)."""
+    if Tenant.get_or_none(Tenant.id == tenant_id) is None:
+        raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
+    keys = ApiKey.select().where(ApiKey.tenant == tenant_id).order_by(ApiKey.created_at, ApiKey.id)
+    return [{"id": key.id, "mode": key.mode, "scopes": list(key.scopes), "revoked": key.revoked,
+             "expires_at": clock.isoformat(key.expires_at), "created_at": clock.isoformat(key.created_at)}
+            for key in keys]
 
 
 def identity(key: ApiKey) -> dict:

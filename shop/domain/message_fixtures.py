@@ -1,5 +1,8 @@
 """Fixture sections of messaging: conversations with their messages, and suppressions."""
 
+from datetime import datetime
+
+from shop import clock
 from shop.domain import fixtures
 from shop.domain.send_pipeline import normalise_address
 from shop.models import Conversation, Customer, Message, Suppression
@@ -17,11 +20,23 @@ def load_conversation(path: str, tenant_id: str, item: dict, summary: dict) -> N
         item.setdefault("customer_email", customer.email)
         item.setdefault("customer_name", customer.display_name)
     item["customer"] = item.pop("customer_id", None)
+    item["created_at"] = _opened_at(path, item.get("created_at"), messages)
     conversation = fixtures.insert(path, Conversation.create, tenant=tenant_id, **item)
     conversation.updated_at = conversation.created_at  # then moved to its latest message
     for i, message in enumerate(messages):
         _load_message(f"{path}.messages[{i}]", tenant_id, conversation, dict(message))
     conversation.save()
+
+
+def _opened_at(path: str, given: datetime | None, messages: list[dict]) -> datetime:
+    """When a conversation began: as given, else its first dated message, else the load time.
+
+    A thread cannot begin after its own first message: such a created_at is refused, not kept.
+    """
+    first = min((m["created_at"] for m in messages if m.get("created_at")), default=None)
+    if given is not None and first is not None and given > first:
+        raise fixtures.FixtureError(f"{path}.created_at", "is after the conversation's first message.")
+    return given or first or clock.now()
 
 
 def _load_message(path: str, tenant_id: str, conversation: Conversation, message: dict) -> None:

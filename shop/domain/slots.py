@@ -152,6 +152,24 @@ def list_slots(tenant_id: str, day: date, service_id: str | None = None, tech_id
     return envelope
 
 
+def next_free_slot(tenant_id: str) -> tuple[date, str] | None:
+    """The first slot online booking offers from today on, within the booking window (or None)."""
+    booking, zone = booking_of(tenant_id)
+    if booking is None or not booking.enabled:
+        return None
+    today = clock.now().replace(tzinfo=UTC).astimezone(zone).date()
+    for offset in range(booking.max_days_ahead + 1):
+        day = today + timedelta(days=offset)
+        intervals = _day_intervals({}, booking, day, zone, None)
+        if not intervals:
+            continue
+        slots = _slots(tenant_id, booking, day, zone, intervals, booking.slot_minutes, None)
+        free = next((slot["time"] for slot in slots if slot["available"]), None)
+        if free is not None:
+            return day, free
+    return None
+
+
 def _echo(envelope: dict, booking: Booking | None, service_id: str | None, tech_id: str | None):
     """Echo `service` and `tech`; an unknown service is 400 invalid_service_id."""
     service = None

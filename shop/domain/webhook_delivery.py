@@ -47,6 +47,10 @@ RECORD_SQL = named_sql(
     "delivered_at = COALESCE(:delivered, delivered_at) WHERE id = :id"
 )
 NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reason WHERE id = :id")
+# a success clears the failure it follows; an auto-disable notice stays while the subscription is off
+CLEAR_FAILURE_SQL = named_sql(
+    "UPDATE webhook_subscription SET last_error = NULL WHERE id = :id AND enabled AND deleted_at IS NULL"
+)
 
 
 def claim(delivery_id: str, hold_seconds: float) -> WebhookDelivery | None:
@@ -98,12 +102,22 @@ def _record(delivery: WebhookDelivery, status: str, error: str | None, reply, ne
 def _finish(delivery, sub, status: str, error: str | None = None, reply=None) -> None:
     """A delivered or dead delivery; a dead one may auto-disable its subscription."""
     if status == "delivered":
-        _record(delivery, status, error, reply)  # one statement: no transaction needed
+        _delivered(delivery, sub, reply)
         return
     with write_transaction():
         _record(delivery, status, error, reply)
         _note_failure(sub, error or f"HTTP {reply.status}")
         maybe_auto_disable(sub)
+
+
+def _delivered(delivery, sub, reply) -> None:
+    """A success, which also clears the subscription's `last_error` of an earlier failure."""
+    if sub.last_error is None:
+        _record(delivery, "delivered", None, reply)  # one statement: no transaction needed
+        return
+    with write_transaction():
+        _record(delivery, "delivered", None, reply)
+        run_sql(CLEAR_FAILURE_SQL, {"id": sub.id})
 
 
 def _failed(delivery, sub, delays: list[float], error: str | None = None, reply=None) -> float | None:

@@ -41,7 +41,8 @@ def authenticate() -> None:
     key = find_key(_bearer_token())
     if key is None:
         _record_failure()
-        raise ApiError(401, "unauthorized", "Missing, malformed, revoked or expired API key.")
+        raise ApiError(401, "unauthorized", "Missing, malformed, revoked or expired API key.",
+                       headers={"WWW-Authenticate": www_authenticate()})
     g.api_key, g.tenant = key, key.tenant
     config = current_app.config
     taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
@@ -51,6 +52,14 @@ def authenticate() -> None:
     g.usage_loggable = True
     check_tenant(key.tenant, ungated=getattr(view, "_ungated", False))
     check_scope(key, getattr(view, "_required_scope", None))
+
+
+def www_authenticate() -> str:
+    """The challenge of a 401 (RFC 6750 section 3): an error code only when a Bearer token was sent."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():  # no credentials, or not ours: a bare challenge
+        return 'Bearer realm="api"'
+    return 'Bearer realm="api", error="invalid_token"'
 
 
 def _bearer_token() -> str | None:

@@ -286,3 +286,20 @@ def test_the_body_sent_is_the_body_signed_and_the_stored_envelope(client, shop, 
     assert verify(item["headers"]["Service-Signature"], item["raw"], [sub["signing_secret"]])
     assert item["body"] == WebhookDelivery.get().payload
     assert item["body"]["data"]["body"] == "é and ✓"
+
+
+def test_a_later_success_clears_the_subscriptions_last_error(client, shop, app, tmp_path, monkeypatch):
+    script = [(503, {"error": "busy"})]
+    with WebhookReceiver(tmp_path, script=script) as receiver:
+        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
+        monkeypatch.setitem(app.config, "WEBHOOK_RETRY_DELAYS", "0,0,0,0,0,0,0,0")
+        sub = subscribe(client, shop, url=receiver.hook_url())
+        inbound()
+        delivery_id = WebhookDelivery.get().id
+        webhook_delivery.attempt(delivery_id, app.config)
+        failed = client.get(f"/api/v1/webhooks/{sub['id']}", headers=shop).get_json()
+        webhook_delivery.attempt(delivery_id, app.config)
+        assert len(receiver.events()) == 2
+    assert failed["last_error"] == "HTTP 503"
+    assert WebhookDelivery.get_by_id(delivery_id).status == "delivered"
+    assert client.get(f"/api/v1/webhooks/{sub['id']}", headers=shop).get_json()["last_error"] is None

@@ -75,6 +75,32 @@ def test_bad_create_bodies(client, acme, sent, code, param):
     assert_nothing_written()
 
 
+@pytest.mark.parametrize("url", ["https://127.0.0.1/hook", "https://10.0.0.5/hook", "https://[::1]/hook",
+                                 "https://localhost/hook"], ids=["loopback", "private", "ipv6 loopback",
+                                                                 "localhost by name"])
+def test_a_refused_private_url_names_the_setting_that_allows_it(client, acme, url):
+    error = assert_error(client.post("/api/v1/webhooks", json=body(url=url), headers=acme), 400,
+                         "invalid_field", "url")
+    assert "SHOP_WEBHOOK_TRUSTED_NETWORKS" in error["message"]
+    assert_nothing_written()
+
+
+def test_a_cloud_metadata_url_gets_no_hint_to_trust_it(client, acme):
+    error = assert_error(client.post("/api/v1/webhooks", json=body(url="https://169.254.169.254/x"),
+                                     headers=acme), 400, "invalid_field", "url")
+    assert "cloud metadata" in error["message"] and "TRUSTED_NETWORKS" not in error["message"]
+
+
+def test_the_fixture_loader_names_the_setting_too(runner, tmp_path):
+    sub = {"url": "https://192.168.1.20/hook", "events": ["*"]}
+    path = tmp_path / "shop.json"
+    path.write_text(json.dumps({"tenants": [tenant_fixture("acme", webhook_subscriptions=[sub])]}))
+    result = runner.invoke(args=["shop", "load", str(path)])
+    assert result.exit_code == 1 and "webhook_subscriptions[0]" in result.output
+    assert "SHOP_WEBHOOK_TRUSTED_NETWORKS" in result.output
+    assert_nothing_written()
+
+
 @pytest.mark.parametrize("raw,param", [
     ('{"url": "https://a.example.com/", "events": ["*"], "description": "\\ud800"}', "description"),
     ('{"url": "https://a.example.com/\\udfff", "events": ["*"]}', "url"),

@@ -22,7 +22,8 @@ NOT_FOUND = [
     ("invoice.refunded", {"id": 999}, "id"),
     ("estimate.sent", {"id": 999}, "id"),
     ("estimate.approved", {"id": 999}, "id"),
-    ("estimate.declined", {"id": "999", "ticket_id": "1001", "declined_by": "customer"}, "id"),
+    ("estimate.declined", {"id": "999", "declined_by": "customer"}, "id"),
+    ("estimate.declined", {"id": "999", "ticket_id": "999", "declined_by": "customer"}, "ticket_id"),
     ("payment.recorded", {"invoice_id": 999, "amount": 1}, "invoice_id"),
     ("payment.refunded", {"payment_id": 999}, "payment_id"),
     ("lead.updated", {"id": 999, "name": "x"}, "id"),
@@ -192,8 +193,8 @@ def test_unknown_tenant_is_refused(records):
 def test_the_command_reports_a_refusal_and_exits_non_zero(records, runner):
     before = snapshot()
     result = runner.invoke(args=["shop", "activity", "estimate.declined", "--tenant", "acme", "--data",
-                                 json.dumps({"id": "999", "ticket_id": "1001", "declined_by": "customer"})])
-    assert result.exit_code != 0 and "No estimate 999" in result.output
+                                 json.dumps({"id": "999", "ticket_id": "1999", "declined_by": "customer"})])
+    assert result.exit_code != 0 and "No ticket 1999" in result.output
     assert snapshot() == before and Event.select().count() == 0
 
 

@@ -23,6 +23,40 @@ def test_missing_or_malformed_key_is_401(client, acme, header):
     assert logged_rows().count() == 0
 
 
+BARE_CHALLENGE = 'Bearer realm="api"'
+TOKEN_CHALLENGE = 'Bearer realm="api", error="invalid_token"'
+
+
+@pytest.mark.parametrize("header, challenge", [
+    (None, BARE_CHALLENGE), ("", BARE_CHALLENGE), ("Bearer ", BARE_CHALLENGE),
+    ("Basic c2stdGVzdA==", BARE_CHALLENGE), ("sk_test_acme_token_0001", BARE_CHALLENGE),
+    ("Bearer sk_test_unknown_key", TOKEN_CHALLENGE), ("Bearer " + "x" * 500, TOKEN_CHALLENGE),
+    ("bearer sk_test_acme_token_0002", TOKEN_CHALLENGE),
+], ids=["no header", "empty header", "bearer without token", "another scheme", "token without scheme",
+        "unknown token", "overlong token", "lower-case scheme, unknown token"])
+def test_every_401_carries_a_bearer_challenge(client, acme, header, challenge):
+    headers = {} if header is None else {"Authorization": header}
+    response = client.get("/api/v1/me", headers=headers)
+    assert_error(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"] == challenge
+
+
+def test_a_revoked_or_expired_key_is_an_invalid_token(client, runner, load):
+    load(tenant_fixture("acme"), tenant_fixture("globex"))
+    runner.invoke(args=["shop", "key", "revoke", "key_acme"])
+    ApiKey.update(expires_at=clock.now() - timedelta(seconds=1)).where(ApiKey.id == "key_globex").execute()
+    for token in ("sk_test_acme_token_0001", "sk_test_globex_token_0001"):
+        response = client.get("/api/v1/customers", headers=auth_headers(token))
+        assert_error(response, 401, "unauthorized")
+        assert response.headers["WWW-Authenticate"] == TOKEN_CHALLENGE
+
+
+def test_other_refusals_carry_no_challenge(client, load):
+    load(tenant_fixture("acme", scopes=["appointments.read"]))
+    response = client.get("/api/v1/customers", headers=auth_headers("sk_test_acme_token_0001"))
+    assert response.status_code == 403 and "WWW-Authenticate" not in response.headers
+
+
 def test_bearer_scheme_is_case_insensitive(client, acme):
     response = client.get("/api/v1/me", headers={"Authorization": "bearer sk_test_acme_token_0001"})
     assert response.status_code == 200
