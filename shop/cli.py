@@ -96,9 +96,9 @@ def activity(kind: str, tenant_id: str, data: str) -> None:
 @click.option("--workers", default=4, show_default=True, help="Worker threads.")
 def worker(workers: int) -> None:
     """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
-    from tasks.worker import run
-
-    run(workers)
+    # the consumer's entry is the tasks package, which the app never imports: it runs in our place
+    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
+    os.execve(sys.executable, [sys.executable, "-m", "tasks"], env)
 
 
 @shop.command("demo")

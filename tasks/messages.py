@@ -3,13 +3,13 @@
 from huey import crontab
 
 from shop.domain import message_delivery
-from tasks import config, huey
+from shop.queue import huey, settings
 
 
 @huey.task()
 def send_message(message_id: int) -> None:
     """Attempt a delivery (with the due messages claimed alongside); schedule what must try again."""
-    for again_id, delay in message_delivery.attempt(message_id, config):
+    for again_id, delay in message_delivery.attempt(message_id, settings()):
         send_message.schedule((again_id,), delay=delay)
 
 

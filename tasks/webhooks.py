@@ -3,13 +3,13 @@
 from huey import crontab
 
 from shop.domain import webhook_delivery
-from tasks import config, huey
+from shop.queue import huey, settings
 
 
 @huey.task()
 def deliver_webhook(delivery_id: str) -> None:
     """One attempt; the next one is scheduled from the retry table."""
-    delay = webhook_delivery.attempt(delivery_id, config)
+    delay = webhook_delivery.attempt(delivery_id, settings())
     if delay is not None:
         deliver_webhook.schedule((delivery_id,), delay=delay)
 

@@ -82,8 +82,6 @@ class MessageSendViews(MethodView):
     @blp.scope("messages.write")
     def post(self, body):
         """Send an SMS or email on a ticket (delivery is asynchronous)."""
-        from tasks.messages import send_message
-
         config = current_app.config
         sender = config["SMTP_FROM"] if body["channel"] == "email" else config["SMS_FROM"]
-        return send_pipeline.send(g.tenant, body, sender, send_message)
+        return send_pipeline.send(g.tenant, body, sender)

@@ -2,6 +2,7 @@
 
 import logging
 
+from shop import queue
 from shop.db import named_sql, run_sql
 from shop.domain.event_catalog import matches
 from shop.domain.webhooks import queue_delivery
@@ -27,15 +28,13 @@ def fan_out(event: Event) -> list[str]:
 
 
 def enqueue(delivery_ids: list[str]) -> None:
-    """Hand deliveries to the consumer, in the caller's transaction when there is one (tasks.storage);
-    if this fails, the periodic sweep picks them up."""
+    """Hand deliveries to the consumer, in the caller's transaction when there is one
+    (shop.queue_storage); if this fails, the periodic sweep picks them up."""
     if not delivery_ids:
         return
     try:
-        from tasks.webhooks import deliver_webhook
-
         for delivery_id in delivery_ids:
-            deliver_webhook(delivery_id)
+            queue.enqueue(queue.DELIVER_WEBHOOK, delivery_id)
     except Exception:
         log.warning("enqueue of %d deliveries failed; the sweep will send them", len(delivery_ids),
                     exc_info=True)

@@ -4,7 +4,7 @@ import math
 import re
 from datetime import timedelta
 
-from shop import clock
+from shop import clock, queue
 from shop.db import named_sql, run_sql, write_transaction
 from shop.domain.conversations import conversation_for_customer
 from shop.domain.tickets import ticket_number
@@ -137,7 +137,7 @@ def _subject(body: dict, ticket: Ticket) -> str:
     return f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
 
 
-def send(tenant: Tenant, body: dict, sender: str | None, enqueue) -> dict:
+def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
     """Run the synchronous pipeline and record the outbound message and its delivery job."""
     channel = body["channel"]
     if channel == "sms" and body.get("subject") is not None:
@@ -154,7 +154,7 @@ def send(tenant: Tenant, body: dict, sender: str | None, enqueue) -> dict:
         _check_send_rate(tenant)
         message_id = _record(tenant.id, ticket, customer, channel, text, recipient, sender,
                              _subject(body, ticket) if channel == "email" else None)
-        enqueue(message_id)  # in this transaction (tasks.storage): the message and its job commit together
+        queue.enqueue(queue.SEND_MESSAGE, message_id)  # commits with the message (shop.queue_storage)
     return {"object": "message_send_result", "ok": True, "ticket_id": str(ticket.id), "channel": channel}
 
 

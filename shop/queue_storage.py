@@ -22,17 +22,34 @@ class SharedFileSqliteStorage(SqliteStorage):
       key, which almost never exists;
     - a task enqueued inside one of the app's write transactions is written in that transaction:
       it commits with the rows it is about, or not at all, and costs no transaction of its own;
-    - the schema is created only when missing (the app creates it with its own tables): building
-      `huey` (importing `tasks`) inside a transaction must not wait for the lock it holds.
+    - the schema is created only when missing (the app creates it with its own tables): setting
+      the queue up inside a transaction must not wait for the lock it holds;
+    - no file at construction: `use_file()` names it (shop.queue.setup), and a storage used before
+      that calls `on_first_use` to set itself up, so importing the queue opens nothing.
     """
 
     OWN_OBJECTS = ("kv", "schedule", "task", "counter", "schedule_queue_timestamp", "task_queue_priority_id")
 
     begin_sql = "begin immediate"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, on_first_use=None, **kwargs):
         self._local = threading.local()
-        super().__init__(*args, **kwargs)
+        self._on_first_use = on_first_use
+        super().__init__(*args, filename=None, **kwargs)
+
+    def use_file(self, path: str, busy_timeout: float) -> None:
+        """Keep the queue in the database file at `path`, creating its tables there if missing."""
+        if self.filename == path:
+            return
+        self.close()
+        self.filename, self._timeout = path, busy_timeout
+        self.initialize_schema()
+
+    def _file(self) -> str:
+        """The database file, set up on first use when nothing named it yet."""
+        if self.filename is None and self._on_first_use is not None:
+            self._on_first_use()
+        return self.filename
 
     def _create_connection(self):
         conn = super()._create_connection()
@@ -43,6 +60,7 @@ class SharedFileSqliteStorage(SqliteStorage):
     def conn(self):
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            self._file()
             conn = self._local.conn = self._create_connection()
         return conn
 
@@ -85,7 +103,7 @@ class SharedFileSqliteStorage(SqliteStorage):
         return True
 
     def _in_app_transaction(self) -> bool:
-        return app_db.in_transaction() and app_db.database == self.filename
+        return app_db.in_transaction() and app_db.database == self._file()
 
     def initialize_schema(self):
         marks = ",".join("?" * len(self.OWN_OBJECTS))
