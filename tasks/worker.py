@@ -25,8 +25,8 @@ def run(workers: int = 4) -> None:
 
 def resume_unfinished_work() -> None:
     """Enqueue what a previous consumer left due, and again once its held attempts have lapsed."""
-    from shop.domain.message_delivery import claim_seconds
-    from shop.domain.webhook_delivery import hold_seconds
+    from shop.domain.messaging.delivery import claim_seconds
+    from shop.domain.webhooks.engine import hold_seconds
     from tasks.messages import sweep_messages
     from tasks.webhooks import sweep_webhooks
 

@@ -13,7 +13,7 @@ from flask.views import MethodView
 
 from schemas.common import Int32, Schema
 from shop.db import write_transaction
-from shop.domain.customers import customer_dto
+from shop.domain.records.customers import customer_dto
 from shop.models import Customer
 from shop.platform.smorest import Blueprint
 

@@ -13,7 +13,8 @@ from schemas.messages import (
     MessageSendResultSchema,
     MessageSendSchema,
 )
-from shop.domain import conversations, send_pipeline
+from shop.domain.messaging import conversations
+from shop.domain.messaging import sending as send_pipeline
 from shop.platform.ids import parse_id
 from shop.platform.smorest import Blueprint
 

@@ -10,7 +10,7 @@ from peewee import SQL, fn
 from schemas.notifications import NotificationInputSchema
 from shop import clock
 from shop.db import write_transaction
-from shop.domain.tickets import visible_tickets
+from shop.domain.records.tickets import visible_tickets
 from shop.models import Notification, Ticket, User
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate

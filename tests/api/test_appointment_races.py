@@ -4,7 +4,7 @@ import threading
 from collections import Counter
 
 from schemas.appointments import AppointmentCreateSchema
-from shop.domain.appointments import create_appointment
+from shop.domain.appointments.appointments import create_appointment
 from shop.models import Appointment, Event
 from shop.platform.errors import ApiError
 from tests.api.appointments_helpers import BASE, BOOKING, NEW, set_clock

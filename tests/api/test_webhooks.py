@@ -8,8 +8,8 @@ import pytest
 
 from shop import clock
 from shop.db import db
-from shop.domain.event_catalog import EVENT_TYPES
-from shop.domain.webhooks import signing_secrets
+from shop.domain.events.catalog import EVENT_TYPES
+from shop.domain.webhooks.subscriptions import signing_secrets
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from tests.api.webhook_helpers import URL, create, rotate
 from tests.conftest import auth_headers, tenant_fixture

@@ -287,7 +287,7 @@ def test_payment_refunded_is_a_refund_and_refunds_the_invoice(records, runner):
 
 def test_partly_refunded_payment_reports_its_status(records, runner):
     activity(runner, "payment.refunded", {"payment_id": 4001, "amount": 1000})
-    from shop.domain.invoices import payment_dto
+    from shop.domain.records.invoices import payment_dto
     assert payment_dto(Payment.get_by_id(4001))["status"] == "partially_refunded"
     assert activity(runner, "payment.refunded", {"payment_id": 4001, "amount": 4001}).exit_code != 0
 
@@ -341,7 +341,7 @@ def test_lead_converted_onto_an_existing_customer_and_ticket(records, runner):
 
 def test_every_kind_is_registered_and_marks_its_events_observed(records, runner):
     from shop.domain.activity import ACTIVITIES
-    from shop.domain.event_catalog import EVENT_TYPES
+    from shop.domain.events.catalog import EVENT_TYPES
 
     # appointment.created (dashboard booking) comes with the appointments issue; the rest are API-driven
     api_driven = {"appointment.created", "appointment.updated", "appointment.canceled",

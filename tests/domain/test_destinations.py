@@ -4,7 +4,7 @@ import ipaddress
 
 import pytest
 
-from shop.domain.destinations import (
+from shop.domain.webhooks.destinations import (
     UrlRejected,
     parse_ipv4_like_inet_aton,
     parse_networks,

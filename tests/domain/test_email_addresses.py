@@ -5,7 +5,7 @@ from email.policy import default
 
 import pytest
 
-from shop.domain import message_delivery
+from shop.domain.messaging import delivery
 from shop.models import Message
 from tests.conftest import auth_headers, tenant_fixture
 from tests.e2e.receivers import SmtpSink
@@ -25,7 +25,7 @@ def queued(client, load):
 
 def test_a_server_with_smtputf8_receives_it(queued):
     with SmtpSink(smtputf8=True) as sink:
-        assert message_delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
+        assert delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
     [envelope] = sink.messages
     mime = message_from_bytes(envelope.content, policy=default)
     assert envelope.rcpt_tos == [ADDRESS] and "SMTPUTF8" in envelope.mail_options
@@ -36,7 +36,7 @@ def test_a_server_with_smtputf8_receives_it(queued):
 
 def test_a_server_without_smtputf8_fails_it_for_good_and_says_why(queued):
     with SmtpSink() as sink:
-        assert message_delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
+        assert delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}) == []
         assert sink.messages == []
     message = Message.get_by_id(queued.id)
     assert message.delivery_status == "failed" and "SMTPUTF8" in message.delivery_error
@@ -45,7 +45,7 @@ def test_a_server_without_smtputf8_fails_it_for_good_and_says_why(queued):
 def test_a_display_name_beyond_ascii_needs_no_smtputf8(queued_ascii):
     with SmtpSink() as sink:  # no SMTPUTF8: the name is RFC 2047-encoded, the addresses are ASCII
         config = {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"}
-        assert message_delivery.attempt(queued_ascii.id, config) == []
+        assert delivery.attempt(queued_ascii.id, config) == []
     [envelope] = sink.messages
     assert envelope.mail_from == "shop@example.com" and envelope.rcpt_tos == ["ann@example.com"]
     assert message_from_bytes(envelope.content, policy=default)["From"] == "Café Zürich <shop@example.com>"
@@ -55,7 +55,7 @@ def test_a_long_in_reply_to_is_not_folded_into_an_encoded_word(queued):
     reference = "<SN6PR11MB3422B6F7D0C1E2A9B8F4C3D2A1B0C9D8E7F6@SN6PR11MB3422.namprd11.prod.outlook.com>"
     Message.update(in_reply_to=reference).where(Message.id == queued.id).execute()
     with SmtpSink(smtputf8=True) as sink:
-        message_delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"})
+        delivery.attempt(queued.id, {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "1"})
     raw = sink.messages[0].content.decode()
     assert f"In-Reply-To: {reference}\r\n" in raw and f"References: {reference}\r\n" in raw
 

@@ -3,7 +3,7 @@
 import pytest
 
 from shop.db import write_transaction
-from shop.domain.events import emit, envelope
+from shop.domain.events.outbox import emit, envelope
 from shop.models import Event
 
 

@@ -5,7 +5,7 @@ from email import message_from_bytes
 import pytest
 from peewee import OperationalError
 
-from shop.domain import message_delivery
+from shop.domain.messaging import delivery
 from shop.models import Event, Message
 from tests.api.test_messages_send import send, shop_fixture
 from tests.conftest import auth_headers
@@ -39,29 +39,29 @@ def test_a_job_sends_the_due_messages_queued_with_its_own_and_their_jobs_find_no
     ids = queued(3)
     with SmtpSink() as sink:
         config = {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"}
-        assert message_delivery.attempt(ids[0], config) == []
+        assert delivery.attempt(ids[0], config) == []
         assert bodies(sink) == ["Ready 0", "Ready 1", "Ready 2"]
         assert statuses() == ["sent"] * 3
         assert Event.select().where(Event.type == "message.sent").count() == 3
-        assert message_delivery.attempt(ids[1], config) == []  # already sent: nothing to do
+        assert delivery.attempt(ids[1], config) == []  # already sent: nothing to do
         assert len(sink.messages) == 3
 
 
 def test_a_job_takes_at_most_a_batch(queued):
-    ids = queued(message_delivery.BATCH + 2)
+    ids = queued(delivery.BATCH + 2)
     with SmtpSink() as sink:
-        message_delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
-        assert len(sink.messages) == message_delivery.BATCH
+        delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        assert len(sink.messages) == delivery.BATCH
     sent = [m.id for m in Message.select().where(Message.delivery_status == "sent")]
     assert ids[-1] in sent  # its own message, then the oldest due ones
-    assert sent == sorted([ids[-1], *ids[:message_delivery.BATCH - 1]])
+    assert sent == sorted([ids[-1], *ids[:delivery.BATCH - 1]])
 
 
 def test_a_job_out_of_time_sends_its_own_and_gives_the_rest_back(queued, monkeypatch):
     ids = queued(3)
-    monkeypatch.setattr(message_delivery, "BATCH_SECONDS", -1)
+    monkeypatch.setattr(delivery, "BATCH_SECONDS", -1)
     with SmtpSink() as sink:
-        again = message_delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        again = delivery.attempt(ids[-1], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
         assert bodies(sink) == ["Ready 2"]  # its own, though the others are older
     assert statuses() == ["queued", "queued", "sent"]
     assert again == [(ids[0], 0.0), (ids[1], 0.0)]  # the task schedules their jobs at once
@@ -70,16 +70,16 @@ def test_a_job_out_of_time_sends_its_own_and_gives_the_rest_back(queued, monkeyp
 
 def test_what_was_sent_before_a_batch_broke_is_recorded(queued, monkeypatch):
     ids = queued(3)
-    real = message_delivery.providers.deliver
+    real = delivery.providers.deliver
 
     def deliver(outgoing, *urls):  # the third message meets something nobody foresaw
         if outgoing.body == "Ready 2":
             raise RuntimeError("unforeseen")
         return real(outgoing, *urls)
 
-    monkeypatch.setattr(message_delivery.providers, "deliver", deliver)
+    monkeypatch.setattr(delivery.providers, "deliver", deliver)
     with SmtpSink() as sink:
-        again = message_delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        again = delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
         assert bodies(sink) == ["Ready 0", "Ready 1"]
     assert statuses() == ["sent", "sent", "queued"]  # the broken one waits for its retry
     assert again == [(ids[2], 10.0)]
@@ -88,19 +88,19 @@ def test_what_was_sent_before_a_batch_broke_is_recorded(queued, monkeypatch):
 
 def test_a_batch_broken_by_the_database_still_records_what_was_sent(queued, monkeypatch):
     ids = queued(3)
-    real = message_delivery.providers.deliver
+    real = delivery.providers.deliver
 
     def deliver(outgoing, *urls):
         if outgoing.body == "Ready 1":
-            raise message_delivery.providers.TransientFailure("SMTP 451")
+            raise delivery.providers.TransientFailure("SMTP 451")
         return real(outgoing, *urls)
 
     def failed(*args):  # recording the failure meets a locked database
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(message_delivery.providers, "deliver", deliver)
-    monkeypatch.setattr(message_delivery, "_failed", failed)
+    monkeypatch.setattr(delivery.providers, "deliver", deliver)
+    monkeypatch.setattr(delivery, "_failed", failed)
     with SmtpSink() as sink, pytest.raises(OperationalError):
-        message_delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
+        delivery.attempt(ids[0], {"SMTP_URL": sink.url, "SEND_RETRY_DELAYS": "10"})
     assert bodies(sink) == ["Ready 0"]
     assert statuses() == ["sent", "sending", "sending"]  # the rest wait for their claim to lapse

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from shop.domain.tickets import find_visible_ticket
+from shop.domain.records.tickets import find_visible_ticket
 from shop.models import Ticket
 from shop.platform.errors import ApiError
 from shop.platform.ids import parse_id

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from shop.domain.activity import run_activity
-from shop.domain.webhook_transport import BLOCKED_TARGET
+from shop.domain.webhooks.transport import BLOCKED_TARGET
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from tests.conftest import tenant_fixture
 from tests.e2e.conftest import wait_until

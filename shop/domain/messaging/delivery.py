@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from shop import clock
 from shop.db import named_sql, run_sql, write_sql, write_transaction
-from shop.domain import providers
-from shop.domain.conversations import message_dto
-from shop.domain.events import emit
+from shop.domain.events.outbox import emit
+from shop.domain.messaging import providers
+from shop.domain.messaging.conversations import message_dto
 from shop.models import Message
 
 log = logging.getLogger("shop.messages")

@@ -9,8 +9,8 @@ from peewee import CharField
 
 from shop import clock
 from shop.db import write_transaction
-from shop.domain import destinations, event_catalog
-from shop.domain.events import envelope, new_event_id
+from shop.domain.events import catalog, outbox
+from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
 from shop.platform import secretbox
@@ -28,11 +28,6 @@ DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 def new_subscription_id() -> str:
     """whsub_ and an unguessable token."""
     return "whsub_" + secrets.token_hex(12)
-
-
-def new_delivery_id() -> str:
-    """whd_ and an unguessable token."""
-    return "whd_" + secrets.token_hex(12)
 
 
 def new_signing_secret() -> str:
@@ -66,7 +61,7 @@ def check_url(url: str, config=None) -> str:
 
 def check_event_scopes(key_scopes: list[str], events: list[str]) -> None:
     """403 insufficient_scope naming every read scope the key lacks for these event families."""
-    missing = [scope for scope in event_catalog.required_scopes(events) if scope not in key_scopes]
+    missing = [scope for scope in catalog.required_scopes(events) if scope not in key_scopes]
     if missing:
         raise ApiError(403, "insufficient_scope",
                        f"Subscribing to these events needs the {', '.join(missing)} scope"
@@ -232,27 +227,11 @@ def ping(tenant_id: str, subscription_id: str) -> dict:
             raise ApiError(422, "subscription_disabled",
                            "This subscription is disabled; enable it before sending a ping.")
         # not events.emit(): a ping goes to the subscription it names, never fanned out to others
-        event = Event.create(id=new_event_id(), tenant=tenant_id, type="webhook.ping", api_version="v1",
-                             data={"subscription_id": sub.id}, created=clock.now())
-        delivery = queue_delivery(sub, event)
-        enqueue_deliveries([delivery.id])
+        event = Event.create(id=outbox.new_event_id(), tenant=tenant_id, type="webhook.ping",
+                             api_version="v1", data={"subscription_id": sub.id}, created=clock.now())
+        delivery = outbox.queue_delivery(sub, event)
+        outbox.enqueue([delivery.id])
     return delivery_dto(delivery)
-
-
-def enqueue_deliveries(delivery_ids: list[str]) -> None:
-    """Hand deliveries to the consumer (late import: fanout imports this module)."""
-    from shop.domain.fanout import enqueue
-
-    enqueue(delivery_ids)
-
-
-def queue_delivery(sub: WebhookSubscription, event: Event) -> WebhookDelivery:
-    """A pending delivery of an event to a subscription, due now (the engine sends it)."""
-    now = clock.now()
-    return WebhookDelivery.insert_row(id=new_delivery_id(), tenant=sub.tenant_id, subscription=sub.id,
-                                      event=event.id, event_type=event.type, payload=envelope(event),
-                                      status="pending", attempts=0, next_attempt_at=now, created_at=now,
-                                      updated_at=now)
 
 
 def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubscription:
@@ -277,11 +256,11 @@ def list_event_types(limit: int, cursor: str | None) -> dict:
     start = 0
     if cursor:
         (last,) = decode_cursor(cursor, [CharField()])
-        if last not in event_catalog.EVENT_TYPES:
+        if last not in catalog.EVENT_TYPES:
             raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
                            param="cursor")
-        start = event_catalog.EVENT_TYPES.index(last) + 1
-    entries = event_catalog.CATALOG[start:start + limit]
-    has_more = start + limit < len(event_catalog.CATALOG)
+        start = catalog.EVENT_TYPES.index(last) + 1
+    entries = catalog.CATALOG[start:start + limit]
+    has_more = start + limit < len(catalog.CATALOG)
     next_cursor = encode_cursor([entries[-1][0]]) if has_more else None
-    return Page(list(entries), has_more, next_cursor).envelope(event_catalog.event_type_dto)
+    return Page(list(entries), has_more, next_cursor).envelope(catalog.event_type_dto)

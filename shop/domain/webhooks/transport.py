@@ -15,7 +15,7 @@ import certifi
 import urllib3
 from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError
 
-from shop.domain.destinations import literal_address, screen_address
+from shop.domain.webhooks.destinations import literal_address, screen_address
 
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
 EXCERPT_BYTES = 1024

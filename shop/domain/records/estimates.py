@@ -3,9 +3,9 @@
 from schemas.activity import EstimateApproved, EstimateDeclined, EstimateSent
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, unprocessable
-from shop.domain.events import emit
-from shop.domain.records import str_id
-from shop.domain.tickets import activity_ticket
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import str_id
+from shop.domain.records.tickets import activity_ticket
 from shop.models import Estimate
 from shop.platform.errors import ApiError
 

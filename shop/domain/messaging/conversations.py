@@ -3,7 +3,7 @@
 from peewee import fn
 
 from shop import clock
-from shop.domain.events import emit
+from shop.domain.events.outbox import emit
 from shop.models import Conversation, Customer, Message
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate

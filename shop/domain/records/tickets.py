@@ -3,8 +3,8 @@
 from schemas.activity import TicketCreated, TicketStatusChanged, TicketUpdated
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
-from shop.domain.events import emit
-from shop.domain.records import apply_changes, str_id
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import apply_changes, str_id
 from shop.models import Customer, Ticket
 from shop.platform.errors import ApiError
 

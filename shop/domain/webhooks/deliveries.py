@@ -4,8 +4,8 @@ from peewee import fn
 
 from shop import clock
 from shop.db import write_transaction
-from shop.domain.fanout import enqueue
-from shop.domain.webhooks import delivery_dto, find_subscription
+from shop.domain.events import outbox
+from shop.domain.webhooks.subscriptions import delivery_dto, find_subscription
 from shop.models import WebhookDelivery
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
 from shop.platform.errors import ApiError
@@ -63,5 +63,5 @@ def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
         delivery.status, delivery.attempts, delivery.next_attempt_at = "pending", 0, now
         delivery.claimed_until, delivery.updated_at = None, now
         delivery.save()
-        enqueue([delivery.id])
+        outbox.enqueue([delivery.id])
     return delivery_dto(delivery)

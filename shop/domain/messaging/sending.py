@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from shop import clock, queue
 from shop.db import named_sql, run_sql, write_transaction
-from shop.domain.conversations import conversation_for_customer
-from shop.domain.tickets import ticket_number
+from shop.domain.messaging.conversations import conversation_for_customer
+from shop.domain.records.tickets import ticket_number
 from shop.models import Customer, Message, Tenant, Ticket
 from shop.platform.errors import ApiError
 

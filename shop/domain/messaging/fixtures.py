@@ -1,7 +1,7 @@
 """Fixture sections of messaging: conversations with their messages, and suppressions."""
 
-from shop.domain import fixtures
-from shop.domain.send_pipeline import normalise_address
+from shop.domain import fixture_rows as fixtures
+from shop.domain.messaging.sending import normalise_address
 from shop.models import Conversation, Customer, Message, Suppression
 
 

@@ -13,9 +13,9 @@ from schemas.activity import (
 )
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
-from shop.domain.events import emit
-from shop.domain.records import str_id
-from shop.domain.tickets import activity_ticket
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import str_id
+from shop.domain.records.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
 
 

@@ -6,9 +6,9 @@ import marshmallow as ma
 
 from shop import clock
 from shop.db import write_transaction
-from shop.domain.events import emit
-from shop.domain.slots import has_capacity
-from shop.domain.tickets import find_visible_ticket
+from shop.domain.appointments.slots import has_capacity
+from shop.domain.events.outbox import emit
+from shop.domain.records.tickets import find_visible_ticket
 from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
 from shop.platform.errors import ApiError

@@ -3,10 +3,10 @@
 from schemas.activity import LeadConverted, LeadCreated, LeadUpdated
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
-from shop.domain.customers import find_customer, new_customer
-from shop.domain.events import emit
-from shop.domain.records import apply_changes, str_id
-from shop.domain.tickets import activity_ticket, new_ticket
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import apply_changes, str_id
+from shop.domain.records.customers import find_customer, new_customer
+from shop.domain.records.tickets import activity_ticket, new_ticket
 from shop.models import Lead
 
 

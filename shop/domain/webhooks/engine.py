@@ -6,9 +6,10 @@ from datetime import timedelta
 
 from shop import clock
 from shop.db import named_sql, run_sql, write_sql, write_transaction
-from shop.domain import destinations, webhook_transport
-from shop.domain.signing import signature_header
-from shop.domain.webhooks import dead_letter, signing_secrets
+from shop.domain.webhooks import destinations
+from shop.domain.webhooks import transport as webhook_transport
+from shop.domain.webhooks.signing import signature_header
+from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
 from shop.models import WebhookDelivery, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
 

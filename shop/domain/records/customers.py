@@ -3,8 +3,8 @@
 from schemas.activity import CustomerCreated, CustomerUpdated
 from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
-from shop.domain.events import emit
-from shop.domain.records import apply_changes
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import apply_changes
 from shop.models import Customer
 from shop.platform.pagination import paginate
 

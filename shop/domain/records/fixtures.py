@@ -1,8 +1,8 @@
 """Fixture sections of the shop's records: invoices, estimates, payments, refunds and leads."""
 
 from shop import clock
-from shop.domain import fixtures
-from shop.domain.invoices import amount_paid, amount_refunded
+from shop.domain import fixture_rows as fixtures
+from shop.domain.records.invoices import amount_paid, amount_refunded
 from shop.models import Customer, Estimate, Invoice, Lead, Payment, Refund, Ticket
 
 # a status implies its timestamp; one left out is the load time, as created_at is
