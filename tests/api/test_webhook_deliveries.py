@@ -11,9 +11,8 @@ from shop.domain.webhooks import engine
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from shop.platform.errors import ApiError
 from tasks import huey
-from tests.conftest import auth_headers, tenant_fixture
-from tests.e2e.webhook_receiver import WebhookReceiver
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.webhook_receiver import WebhookReceiver
 
 TRUSTED = "127.0.0.0/8"
 
@@ -253,7 +252,7 @@ def test_a_dns_failure_is_a_retryable_network_error(client, shop, app):
 
 def test_a_refused_connection_is_a_network_error_not_a_timeout(app):
     from shop.domain.webhooks.transport import NetworkError, post
-    from tests.e2e.receivers import free_port
+    from tests.helpers.receivers import free_port
 
     closed = free_port()  # nothing listens there: the connection is refused at once
     with pytest.raises(NetworkError) as refused:
@@ -275,7 +274,7 @@ def test_redirects_are_not_followed(client, shop, app, tmp_path, monkeypatch):
 
 
 def test_the_body_sent_is_the_body_signed_and_the_stored_envelope(client, shop, app, tmp_path, monkeypatch):
-    from tests.e2e.webhook_receiver import verify
+    from tests.helpers.webhook_receiver import verify
 
     with WebhookReceiver(tmp_path) as receiver:
         monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)

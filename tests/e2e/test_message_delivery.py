@@ -11,10 +11,10 @@ import pytest
 
 from shop.domain.messaging import delivery
 from shop.models import Event, Message
-from tests.api.test_messages_send import ANN_PHONE, shop_fixture
-from tests.conftest import auth_headers
-from tests.e2e.conftest import wait_until
-from tests.e2e.receivers import HttpReceiver, SmtpSink
+from tests.helpers import auth_headers
+from tests.helpers.messages import ANN_PHONE, shop_fixture
+from tests.helpers.processes import wait_until
+from tests.helpers.receivers import HttpReceiver, SmtpSink
 
 FAST_RETRIES = {"SHOP_SEND_RETRY_DELAYS": "0.3,0.3,0.3"}
 

@@ -7,9 +7,9 @@ from peewee import OperationalError
 
 from shop.domain.messaging import delivery
 from shop.models import Event, Message
-from tests.api.test_messages_send import send, shop_fixture
-from tests.conftest import auth_headers
-from tests.e2e.receivers import SmtpSink
+from tests.helpers import auth_headers
+from tests.helpers.messages import send, shop_fixture
+from tests.helpers.receivers import SmtpSink
 
 
 @pytest.fixture

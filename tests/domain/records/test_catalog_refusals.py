@@ -10,7 +10,7 @@ import pytest
 from shop.domain.activity import run_activity
 from shop.models import Event
 from shop.platform.errors import ApiError
-from tests.domain.catalog_records import snapshot
+from tests.helpers.records import snapshot
 
 NOT_FOUND = [
     ("customer.updated", {"id": 999, "email": "x@example.com"}, "id"),

@@ -8,7 +8,7 @@ from shop.domain.records.tickets import find_visible_ticket
 from shop.models import Ticket
 from shop.platform.errors import ApiError
 from shop.platform.ids import parse_id
-from tests.conftest import tenant_fixture
+from tests.helpers import tenant_fixture
 
 
 @pytest.fixture

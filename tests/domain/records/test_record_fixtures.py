@@ -7,8 +7,8 @@ import pytest
 
 from shop.domain.fixtures import FixtureError, load_fixture
 from shop.models import Customer, Estimate, Event, Invoice, Lead, Payment, Refund, Ticket
-from tests.conftest import tenant_fixture
-from tests.domain.catalog_records import events, snapshot
+from tests.helpers import tenant_fixture
+from tests.helpers.records import events, snapshot
 
 BASE = dict(customers=[{"id": 1, "display_name": "Ann"}], tickets=[{"id": "1001", "customer_id": 1}])
 

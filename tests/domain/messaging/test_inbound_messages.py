@@ -5,7 +5,7 @@ import json
 import pytest
 
 from shop.models import Conversation, Event, Message
-from tests.conftest import tenant_fixture
+from tests.helpers import tenant_fixture
 
 
 @pytest.fixture

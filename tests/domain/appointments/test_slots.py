@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.api.appointments_helpers import BOOKING, set_clock
-from tests.conftest import auth_headers, tenant_fixture
+from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.appointments import BOOKING, set_clock
 
 URL = "/api/v1/appointments/slots"
 

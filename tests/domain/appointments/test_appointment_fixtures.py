@@ -4,8 +4,8 @@ import pytest
 
 from shop.domain.fixtures import FixtureError
 from shop.models import Appointment, Tenant
-from tests.api.appointments_helpers import BOOKING
-from tests.conftest import tenant_fixture
+from tests.helpers import tenant_fixture
+from tests.helpers.appointments import BOOKING
 
 APPOINTMENT = {"id": 200, "customer_name": "Ann Lee", "customer_phone": "+15555550100",
                "customer_email": "ann@example.com", "service_description": "Screen",

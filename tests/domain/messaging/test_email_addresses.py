@@ -7,8 +7,8 @@ import pytest
 
 from shop.domain.messaging import delivery
 from shop.models import Message
-from tests.conftest import auth_headers, tenant_fixture
-from tests.e2e.receivers import SmtpSink
+from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.receivers import SmtpSink
 
 ADDRESS = "Jürgen@Exämple.de"
 

@@ -4,7 +4,7 @@ import json
 
 from shop import clock
 from shop.models import Customer, Estimate, Event, Invoice, Lead, Payment, Refund, Ticket
-from tests.domain.catalog_records import activity, events, snapshot
+from tests.helpers.records import activity, events, snapshot
 
 
 def iso(value) -> str | None:

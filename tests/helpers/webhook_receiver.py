@@ -9,7 +9,7 @@ import time
 
 import trustme
 
-from tests.e2e.receivers import HttpReceiver
+from tests.helpers.receivers import HttpReceiver
 
 TOLERANCE_SECONDS = 300
 
