@@ -8,7 +8,7 @@ from shop import clock
 from shop.db import write_transaction
 from shop.domain.appointments.slots import has_capacity
 from shop.domain.events.outbox import emit
-from shop.domain.records.tickets import find_visible_ticket
+from shop.domain.records.tickets import get_visible_ticket
 from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
 from shop.platform.errors import ApiError
@@ -91,7 +91,7 @@ def find_appointment(tenant_id: str, appointment_id: int) -> Appointment:
 
 def linkable_ticket_id(tenant_id: str, ticket_ref: str) -> str:
     """The canonical id of a ticket the public surface can see, or 404 not_found."""
-    ticket = find_visible_ticket(tenant_id, ticket_ref, allow_billing_only=False)
+    ticket = get_visible_ticket(tenant_id, ticket_ref, allow_billing_only=False)
     if ticket is None:
         raise ApiError(404, "not_found", f"No ticket {ticket_ref!r}.", param="ticket_id")
     return str(ticket.id)

@@ -38,7 +38,7 @@ def customer_record(customer: Customer) -> dict:
     }
 
 
-def find_customer(tenant_id: str, customer_id: int, param: str = "id") -> Customer:
+def get_customer_or_404(tenant_id: str, customer_id: int, param: str = "id") -> Customer:
     """The tenant's customer, or 404 (another tenant's customer is not found either)."""
     found = Customer.for_tenant(tenant_id).where(Customer.id == customer_id).first()
     if found is None:
@@ -62,7 +62,7 @@ def create_customer(tenant_id: str, data: dict) -> dict:
 def update_customer(tenant_id: str, data: dict) -> dict:
     """In-app activity: customer fields edited; customer.updated only when a value really changed."""
     fields = parse_data(CustomerUpdated, data)
-    customer = find_customer(tenant_id, fields.pop("id"))
+    customer = get_customer_or_404(tenant_id, fields.pop("id"))
     if apply_changes(customer, fields):
         emit(tenant_id, "customer.updated", observed(customer_record(customer)))
     return customer_record(customer)

@@ -89,7 +89,7 @@ def refund_dto(refund: Refund) -> dict:
     }
 
 
-def find_invoice(tenant_id: str, invoice_id: int, param: str = "id") -> Invoice:
+def get_invoice_or_404(tenant_id: str, invoice_id: int, param: str = "id") -> Invoice:
     """The tenant's invoice, or 404; an invoice of a hidden or deleted ticket is not found either."""
     invoice = Invoice.for_tenant(tenant_id).where(Invoice.id == invoice_id).first()
     if invoice is None or (invoice.ticket_id is not None and _hidden(invoice.ticket)):
@@ -133,7 +133,7 @@ def create_invoice(tenant_id: str, data: dict) -> dict:
 
 def send_invoice(tenant_id: str, data: dict) -> dict:
     """In-app activity: an invoice is sent (or sent again) to the customer."""
-    invoice = find_invoice(tenant_id, parse_data(InvoiceSent, data)["id"])
+    invoice = get_invoice_or_404(tenant_id, parse_data(InvoiceSent, data)["id"])
     if invoice.status in ("paid", "void"):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status}; only a draft or sent one is sent.")
     _touch(invoice, status="sent", sent_at=clock.now())
@@ -143,7 +143,7 @@ def send_invoice(tenant_id: str, data: dict) -> dict:
 def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
     """In-app activity: "mark as paid" records a payment of the amount due, then the invoice is paid."""
     fields = parse_data(InvoicePaid, data)
-    invoice = find_invoice(tenant_id, fields["id"])
+    invoice = get_invoice_or_404(tenant_id, fields["id"])
     _check_payable(invoice)
     due = invoice.total - amount_paid(invoice.id)
     if due > 0:
@@ -181,7 +181,7 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
 def record_payment(tenant_id: str, data: dict) -> dict:
     """In-app activity: a payment is taken against an invoice (at most what is due)."""
     fields = parse_data(PaymentRecorded, data)
-    invoice = find_invoice(tenant_id, fields.pop("invoice_id"), "invoice_id")
+    invoice = get_invoice_or_404(tenant_id, fields.pop("invoice_id"), "invoice_id")
     _check_payable(invoice)
     return payment_dto(_new_payment(tenant_id, invoice, fields))
 
@@ -189,7 +189,7 @@ def record_payment(tenant_id: str, data: dict) -> dict:
 def void_invoice(tenant_id: str, data: dict) -> dict:
     """In-app activity: an unpaid invoice is voided (one with payments must be refunded instead)."""
     fields = parse_data(InvoiceVoided, data)
-    invoice = find_invoice(tenant_id, fields["id"])
+    invoice = get_invoice_or_404(tenant_id, fields["id"])
     if invoice.status in ("paid", "void") or amount_paid(invoice.id):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status} or has payments; it cannot be voided.")
     _touch(invoice, status="void", voided_at=clock.now(), void_reason=fields.get("reason"))
@@ -216,7 +216,7 @@ def refund_payment(tenant_id: str, data: dict) -> dict:
     payment = Payment.for_tenant(tenant_id).where(Payment.id == fields["payment_id"]).first()
     if payment is None:
         raise not_found("payment", fields["payment_id"], "payment_id")
-    invoice = find_invoice(tenant_id, payment.invoice_id, "payment_id")
+    invoice = get_invoice_or_404(tenant_id, payment.invoice_id, "payment_id")
     left = _refundable(payment)
     amount = fields.get("amount", left)
     if amount < 1 or amount > left:
@@ -230,7 +230,7 @@ def refund_payment(tenant_id: str, data: dict) -> dict:
 def refund_invoice(tenant_id: str, data: dict) -> dict:
     """In-app activity: an invoice is refunded, fully or partly, from its newest payments first."""
     fields = parse_data(InvoiceRefunded, data)
-    invoice = find_invoice(tenant_id, fields["id"])
+    invoice = get_invoice_or_404(tenant_id, fields["id"])
     payments = list(Payment.for_tenant(tenant_id).where(Payment.invoice == invoice.id)
                     .order_by(Payment.created_at.desc(), Payment.id.desc()))
     left = sum(_refundable(payment) for payment in payments)

@@ -5,7 +5,7 @@ from shop import clock
 from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
 from shop.domain.events.outbox import emit
 from shop.domain.records.changes import apply_changes, str_id
-from shop.domain.records.customers import find_customer, new_customer
+from shop.domain.records.customers import get_customer_or_404, new_customer
 from shop.domain.records.tickets import activity_ticket, new_ticket
 from shop.models import Lead
 
@@ -28,7 +28,7 @@ def lead_dto(lead: Lead) -> dict:
     }
 
 
-def find_lead(tenant_id: str, lead_id: int) -> Lead:
+def get_lead_or_404(tenant_id: str, lead_id: int) -> Lead:
     """The tenant's lead, or 404."""
     lead = Lead.for_tenant(tenant_id).where(Lead.id == lead_id).first()
     if lead is None:
@@ -53,7 +53,7 @@ def create_lead(tenant_id: str, data: dict) -> dict:
 def update_lead(tenant_id: str, data: dict) -> dict:
     """In-app activity: lead fields or its pipeline status edited; lead.updated only on a real change."""
     fields = parse_data(LeadUpdated, data)
-    lead = find_lead(tenant_id, fields.pop("id"))
+    lead = get_lead_or_404(tenant_id, fields.pop("id"))
     if lead.status == "converted":
         raise unprocessable(f"Lead {lead.id} is converted; edit its customer or ticket instead.")
     if apply_changes(lead, fields):
@@ -68,11 +68,11 @@ def convert_lead(tenant_id: str, data: dict) -> dict:
     ticket.created (unless an existing ticket_id is linked), then lead.converted.
     """
     fields = parse_data(LeadConverted, data)
-    lead = find_lead(tenant_id, fields["id"])
+    lead = get_lead_or_404(tenant_id, fields["id"])
     if lead.status == "converted":
         raise unprocessable(f"Lead {lead.id} is already converted.")
     if "customer_id" in fields:
-        customer = find_customer(tenant_id, fields["customer_id"], "customer_id")
+        customer = get_customer_or_404(tenant_id, fields["customer_id"], "customer_id")
     else:
         customer = new_customer(tenant_id, {"display_name": lead.name, "email": lead.email,
                                             "phone": lead.phone})

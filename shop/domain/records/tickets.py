@@ -22,7 +22,7 @@ def ticket_number(ticket_id) -> int | None:
     return int(text)
 
 
-def find_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = True) -> Ticket | None:
+def get_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = True) -> Ticket | None:
     """A visible ticket by its id (string or integer), or None."""
     number = ticket_number(ticket_id)
     if number is None:
@@ -73,7 +73,7 @@ def ticket_dto(ticket: Ticket) -> dict:
 
 def activity_ticket(tenant_id: str, ticket_id: int, param: str = "id") -> Ticket:
     """A visible ticket of the tenant, or 404: hidden and deleted tickets are off the public surface."""
-    ticket = find_visible_ticket(tenant_id, ticket_id)
+    ticket = get_visible_ticket(tenant_id, ticket_id)
     if ticket is None:
         raise not_found("ticket", ticket_id, param)
     return ticket

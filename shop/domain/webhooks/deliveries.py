@@ -5,7 +5,7 @@ from peewee import fn
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.events import outbox
-from shop.domain.webhooks.subscriptions import delivery_dto, find_subscription
+from shop.domain.webhooks.subscriptions import delivery_dto, get_subscription_or_404
 from shop.models import WebhookDelivery
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
 from shop.platform.errors import ApiError
@@ -16,14 +16,14 @@ ORDER = [(WebhookDelivery.created_at, True), (WebhookDelivery.id, True)]
 
 def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: str | None) -> dict:
     """A subscription's deliveries, newest first."""
-    sub = find_subscription(tenant_id, subscription_id)
+    sub = get_subscription_or_404(tenant_id, subscription_id)
     query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
     return paginate(query, ORDER, limit, cursor).envelope(delivery_dto)
 
 
 def summary(tenant_id: str, subscription_id: str) -> dict:
     """Counts per status, with pending = pending + retrying, and the latest delivery and attempt."""
-    sub = find_subscription(tenant_id, subscription_id)
+    sub = get_subscription_or_404(tenant_id, subscription_id)
     columns = (WebhookDelivery.status, fn.COUNT(WebhookDelivery.id), fn.MAX(WebhookDelivery.delivered_at),
                fn.MAX(WebhookDelivery.last_attempt_at))
     rows = (WebhookDelivery.select(*columns).where(WebhookDelivery.subscription == sub.id)
@@ -49,7 +49,7 @@ def _latest(stamps: list) -> str | None:
 def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
     """Queue a finished delivery again: same payload and event id, attempt counter reset."""
     with write_transaction():
-        sub = find_subscription(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id)
         delivery = (WebhookDelivery.for_tenant(tenant_id)
                     .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
                     .first())

@@ -112,7 +112,7 @@ def live_subscriptions(tenant_id: str):
     return WebhookSubscription.for_tenant(tenant_id).where(WebhookSubscription.deleted_at.is_null())
 
 
-def find_subscription(tenant_id: str, subscription_id: str) -> WebhookSubscription:
+def get_subscription_or_404(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one)."""
     sub = None
     if subscription_id.startswith("whsub_") and len(subscription_id) <= 40:
@@ -143,7 +143,7 @@ def list_subscriptions(tenant_id: str, limit: int, cursor: str | None) -> dict:
 
 def get_subscription(tenant_id: str, subscription_id: str) -> dict:
     """One subscription, without its secret."""
-    return subscription_dto(find_subscription(tenant_id, subscription_id))
+    return subscription_dto(get_subscription_or_404(tenant_id, subscription_id))
 
 
 def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: str, changes: dict) -> dict:
@@ -151,7 +151,7 @@ def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: 
     if "url" in changes:
         changes["url"] = check_url(changes["url"])
     with write_transaction():
-        sub = find_subscription(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id)
         if "events" in changes:
             check_event_scopes(key_scopes, changes["events"])
         changed = {name: value for name, value in changes.items() if getattr(sub, name) != value}
@@ -171,7 +171,7 @@ def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: 
 def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
     """Delete a subscription: gone from the API, its secrets erased, its queued deliveries dead."""
     with write_transaction():
-        sub = find_subscription(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id)
         dead_letter(sub)
         now = clock.now()
         (WebhookSubscription.update(deleted_at=now, updated_at=now, enabled=False, secret_encrypted=None,
@@ -191,7 +191,7 @@ def dead_letter(sub: WebhookSubscription) -> int:
 def rotate_secret(tenant_id: str, subscription_id: str) -> dict:
     """A new current secret; the previous one stays valid for 24 hours, and until then no new rotation."""
     with write_transaction():
-        sub = find_subscription(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id)
         now = clock.now()
         if sub.previous_secret_expires_at is not None and sub.previous_secret_expires_at > now:
             expires = clock.isoformat(sub.previous_secret_expires_at)
@@ -222,7 +222,7 @@ def signing_secrets(sub: WebhookSubscription, secret_key: str | None = None) -> 
 def ping(tenant_id: str, subscription_id: str) -> dict:
     """A webhook.ping event and a pending delivery of it to this subscription only."""
     with write_transaction():
-        sub = find_subscription(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id)
         if not sub.enabled:
             raise ApiError(422, "subscription_disabled",
                            "This subscription is disabled; enable it before sending a ping.")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from shop.domain.records.tickets import find_visible_ticket
+from shop.domain.records.tickets import get_visible_ticket
 from shop.models import Ticket
 from shop.platform.errors import ApiError
 from shop.platform.ids import parse_id
@@ -19,12 +19,12 @@ def tickets(load):
 
 
 def test_visible_tickets_exclude_hidden_deleted_and_other_tenants(tickets):
-    assert find_visible_ticket("acme", "1001").id == 1001
-    assert find_visible_ticket("acme", 1001).id == 1001
-    assert find_visible_ticket("acme", "1002").id == 1002
-    assert find_visible_ticket("acme", "1002", allow_billing_only=False) is None
+    assert get_visible_ticket("acme", "1001").id == 1001
+    assert get_visible_ticket("acme", 1001).id == 1001
+    assert get_visible_ticket("acme", "1002").id == 1002
+    assert get_visible_ticket("acme", "1002", allow_billing_only=False) is None
     for hidden in ("1003", "1004", "2001", "abc", "", "99999999999", "-1"):
-        assert find_visible_ticket("acme", hidden) is None
+        assert get_visible_ticket("acme", hidden) is None
 
 
 def test_activity_hides_a_ticket(tickets, runner):
@@ -32,7 +32,7 @@ def test_activity_hides_a_ticket(tickets, runner):
                                  '{"id": "1001"}'])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == {"object": "ticket", "id": "1001", "hidden": True, "deleted": False}
-    assert find_visible_ticket("acme", "1001") is None
+    assert get_visible_ticket("acme", "1001") is None
     assert Ticket.get_by_id(1001).hidden is True
 
 
@@ -40,7 +40,7 @@ def test_activity_deletes_a_ticket(tickets, runner):
     result = runner.invoke(args=["shop", "activity", "ticket.deleted", "--tenant", "acme", "--data",
                                  '{"id": "1001"}'])
     assert result.exit_code == 0, result.output
-    assert find_visible_ticket("acme", "1001") is None
+    assert get_visible_ticket("acme", "1001") is None
 
 
 @pytest.mark.parametrize("args, message", [
