@@ -27,8 +27,8 @@ os.environ.update(SHOP_INSTANCE_PATH=FOLDER, SHOP_DATABASE=os.path.join(FOLDER, 
 
 from shop import clock, create_app  # noqa: E402
 from shop.db import db, write_transaction  # noqa: E402
+from shop.domain.appointments.slots import list_slots  # noqa: E402
 from shop.domain.fixtures import load_fixture  # noqa: E402
-from shop.domain.slots import list_slots  # noqa: E402
 from shop.models import Appointment  # noqa: E402
 
 SLOT_GOAL = 2.0
@@ -127,7 +127,7 @@ def deep_cursor(app, tenant_id: str, limit: int, position: int, query: str = "")
     """The cursor a client would hold after paging to `position` (built as the endpoint builds it)."""
     from flask import g
 
-    from shop.domain.appointments import ORDER
+    from shop.domain.appointments.appointments import ORDER
     from shop.models import Tenant
     from shop.platform.pagination import encode_cursor
 

@@ -55,8 +55,8 @@ def main() -> int:
     folder = setup_environment()
     try:
         from shop import create_app
-        from shop.domain.destinations import UrlRejected, screen_url
         from shop.domain.fixtures import load_fixture
+        from shop.domain.webhooks.destinations import UrlRejected, screen_url
 
         app = create_app()
         scopes = ["webhooks.read", "webhooks.write", "tickets.read"]

@@ -81,7 +81,7 @@ def received(session, port: int) -> int:
 
 def baseline(session, port: int, count: int) -> float:
     """Signed posts per second from one requests.Session (keep-alive), the bodies the service sends."""
-    from shop.domain.signing import signature_header
+    from shop.domain.webhooks.signing import signature_header
 
     bodies = [json.dumps({"object": "event", "id": f"evt_base{i}", "type": "customer.updated",
                           "created": "2026-11-22T00:00:00.000Z", "api_version": "v1",
@@ -101,7 +101,7 @@ def pipeline(session, port: int, count: int, timeout: float, env: dict) -> float
     """Deliveries per second from the first emitted event until the receiver acknowledged the last."""
     from shop import create_app
     from shop.db import write_transaction
-    from shop.domain.events import emit
+    from shop.domain.events.outbox import emit
     from shop.domain.fixtures import load_fixture
 
     create_app()

@@ -3,7 +3,7 @@
 import marshmallow as ma
 
 from schemas.common import PaginationArgsSchema, Schema, list_schema
-from shop.domain.event_catalog import EVENT_TYPES, WILDCARD
+from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
 
 TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
 

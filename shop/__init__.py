@@ -4,7 +4,7 @@ from flask import Flask, g
 from flask.sessions import SessionInterface
 
 from shop.config import load_config
-from shop.db import init_database
+from shop.queue import setup as set_up_queue
 
 
 class ShopFlask(Flask):
@@ -47,7 +47,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.session_interface = NoSessions()
     # a doubled slash is an unknown route (the JSON 404), not werkzeug's HTML 308 to the merged path
     app.url_map.merge_slashes = False
-    init_database(app.config["DATABASE"], float(app.config["DB_BUSY_TIMEOUT_SECONDS"]))
+    set_up_queue(app.config)  # the database and the job queue, on the one file
 
     from shop import cli, models
     from shop.api import register_blueprints

@@ -14,9 +14,9 @@ from werkzeug.serving import run_simple
 
 from shop import clock, models
 from shop.domain.activity import ACTIVITIES, run_activity
+from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
 from shop.domain.keys import MODES, SCOPES, create_key, list_keys, revoke_key
-from shop.domain.slots import next_free_slot
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
@@ -118,9 +118,9 @@ def activity(kind: str, tenant_id: str, data: str) -> None:
 @click.option("--workers", default=4, show_default=True, help="Worker threads.")
 def worker(workers: int) -> None:
     """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
-    from tasks.worker import run
-
-    run(workers)
+    # the consumer's entry is the tasks package, which the app never imports: it runs in our place
+    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
+    os.execve(sys.executable, [sys.executable, "-m", "tasks"], env)
 
 
 @shop.command("demo")

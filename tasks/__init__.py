@@ -1,20 +1,6 @@
-"""Huey on the same SQLite file as the app; the consumer runs `huey_consumer tasks.huey`."""
+"""The consumer's entry (`huey_consumer tasks.huey`): the queue of shop.queue and every job module."""
 
-from huey import Huey
+from shop.queue import huey
+from tasks import maintenance, messages, webhooks  # noqa: F401  (registers the jobs with the consumer)
 
-from shop.config import load_config
-from shop.db import init_database
-from tasks.storage import SharedFileSqliteStorage
-
-config = load_config()
-init_database(config["DATABASE"], float(config["DB_BUSY_TIMEOUT_SECONDS"]))
-huey = Huey(
-    "shop",
-    storage_class=SharedFileSqliteStorage,
-    filename=config["DATABASE"],
-    journal_mode="wal",
-    results=False,
-    timeout=float(config["DB_BUSY_TIMEOUT_SECONDS"]),
-)
-
-from tasks import maintenance, messages, webhooks  # noqa: E402,F401  (registers the tasks with the consumer)
+__all__ = ["huey"]

@@ -3,8 +3,9 @@
 import logging
 import os
 
+from shop.config import load_config
 from shop.platform import redaction
-from tasks import huey
+from shop.queue import huey, settings, setup
 
 
 def run(workers: int = 4) -> None:
@@ -15,6 +16,7 @@ def run(workers: int = 4) -> None:
         logging.getLogger("huey").setLevel(logging.WARNING)
         logging.getLogger("huey.consumer").setLevel(level)
     redaction.install()
+    setup(load_config())  # the database and the queue's file, before any worker or job runs
     resume_unfinished_work()
     consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=True,
                                     check_worker_health=True)
@@ -23,13 +25,12 @@ def run(workers: int = 4) -> None:
 
 def resume_unfinished_work() -> None:
     """Enqueue what a previous consumer left due, and again once its held attempts have lapsed."""
-    from shop.domain.message_delivery import claim_seconds
-    from shop.domain.webhook_delivery import hold_seconds
-    from tasks import config
+    from shop.domain.messaging.delivery import claim_seconds
+    from shop.domain.webhooks.engine import hold_seconds
     from tasks.messages import sweep_messages
     from tasks.webhooks import sweep_webhooks
 
     sweep_webhooks()
     sweep_messages()
-    sweep_webhooks.schedule(delay=hold_seconds(config) + 1)
-    sweep_messages.schedule(delay=claim_seconds(config) + 1)
+    sweep_webhooks.schedule(delay=hold_seconds(settings()) + 1)
+    sweep_messages.schedule(delay=claim_seconds(settings()) + 1)

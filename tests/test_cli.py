@@ -5,7 +5,7 @@ import json
 import pytest
 
 from shop.models import ApiKey, Customer, Tenant, Ticket, User
-from tests.conftest import auth_headers, tenant_fixture
+from tests.helpers import auth_headers, tenant_fixture
 
 
 def write(tmp_path, document) -> str:

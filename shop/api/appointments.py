@@ -17,8 +17,8 @@ from schemas.appointments import (
     SlotQueryArgsSchema,
 )
 from schemas.common import NoBodySchema
-from shop.domain import appointments as domain
-from shop.domain.slots import list_slots
+from shop.domain.appointments import appointments as domain
+from shop.domain.appointments.slots import list_slots
 from shop.platform.ids import parse_id
 from shop.platform.smorest import Blueprint
 

@@ -3,7 +3,7 @@
 from flask import g
 
 from schemas.customers import CustomerListSchema, CustomerQueryArgsSchema
-from shop.domain.customers import list_customers
+from shop.domain.records.customers import list_customers
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("customers", __name__, description="Customers")

@@ -13,7 +13,8 @@ from schemas.messages import (
     MessageSendResultSchema,
     MessageSendSchema,
 )
-from shop.domain import conversations, send_pipeline
+from shop.domain.messaging import conversations
+from shop.domain.messaging import sending as send_pipeline
 from shop.platform.ids import parse_id
 from shop.platform.smorest import Blueprint
 
@@ -82,8 +83,6 @@ class MessageSendViews(MethodView):
     @blp.scope("messages.write")
     def post(self, body):
         """Send an SMS or email on a ticket (delivery is asynchronous)."""
-        from tasks.messages import send_message
-
         config = current_app.config
         sender = config["SMTP_FROM"] if body["channel"] == "email" else config["SMS_FROM"]
-        return send_pipeline.send(g.tenant, body, sender, send_message)
+        return send_pipeline.send(g.tenant, body, sender)

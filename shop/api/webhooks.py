@@ -18,7 +18,8 @@ from schemas.webhooks import (
     WebhookUpdateSchema,
     WebhookWithSecretSchema,
 )
-from shop.domain import webhook_deliveries, webhooks
+from shop.domain.webhooks import deliveries as webhook_deliveries
+from shop.domain.webhooks import subscriptions as webhooks
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")

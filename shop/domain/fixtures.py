@@ -2,27 +2,17 @@
 
 
 import marshmallow as ma
-from peewee import IntegrityError
 
 from schemas.fixtures import FixtureFile
 from shop import clock
 from shop.db import write_transaction
+from shop.domain.fixture_rows import FixtureError, insert
 from shop.domain.keys import create_key
-from shop.domain.message_fixtures import load_conversation, load_suppression
+from shop.domain.messaging.fixtures import load_conversation, load_suppression
 from shop.domain.notifications import create_notification
-from shop.domain.record_fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
-from shop.domain.webhooks import load_subscription
+from shop.domain.records.fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
+from shop.domain.webhooks.subscriptions import load_subscription
 from shop.models import Appointment, Customer, Tenant, Ticket, User
-from shop.platform.errors import ApiError
-
-
-class FixtureError(Exception):
-    """A fixture entry that cannot be loaded; `path` names it (tenants[0].api_keys[1].scopes)."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
 
 
 def _first_error(messages, path: str = "") -> tuple[str, str]:
@@ -47,16 +37,6 @@ def load_fixture(document) -> dict:
         for index, tenant in enumerate(data["tenants"]):
             _load_tenant(f"tenants[{index}]", tenant, summary)
     return summary
-
-
-def insert(path: str, fn, *args, **kwargs):
-    """Run one insert, naming the entry if the store refuses it."""
-    try:
-        return fn(*args, **kwargs)
-    except IntegrityError as error:
-        raise FixtureError(path, f"conflicts with an existing record ({error}).") from None
-    except ApiError as error:
-        raise FixtureError(f"{path}.{error.param}" if error.param else path, error.message) from None
 
 
 def _load_tenant(path: str, data: dict, summary: dict) -> None:

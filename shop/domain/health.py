@@ -3,6 +3,7 @@
 import logging
 
 from shop.db import db
+from shop.queue import huey
 
 log = logging.getLogger("shop.health")
 
@@ -26,6 +27,4 @@ def _database() -> None:
 
 
 def _queue() -> None:
-    from tasks import huey
-
     huey.storage.sql("select 1 from task limit 1", results=True)

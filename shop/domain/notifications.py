@@ -1,4 +1,4 @@
-"""The notification inbox: visibility, scopes, the read/archive flags and in-app creation.
+"""The notification inbox: visibility, audiences (the spec's `scope`), read/archive flags, in-app creation.
 
 A notification tied to a hidden or soft-deleted ticket does not exist on the public surface: every
 query here starts from `inbox()`, which keeps only rows without a ticket or with a visible one.
@@ -10,7 +10,7 @@ from peewee import SQL, fn
 from schemas.notifications import NotificationInputSchema
 from shop import clock
 from shop.db import write_transaction
-from shop.domain.tickets import visible_tickets
+from shop.domain.records.tickets import visible_tickets
 from shop.models import Notification, Ticket, User
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
@@ -51,11 +51,11 @@ def teammate_ids(tenant_id: str, email: str) -> list[int]:
     return [user.id for user in query]
 
 
-def scoped_inbox(tenant_id: str, scope: str, user_email: str | None):
-    """The visible inbox of one scope (global, or one teammate's), checking scope and user_email."""
-    if scope not in ("global", "user"):
+def audience_inbox(tenant_id: str, audience: str, user_email: str | None):
+    """The visible inbox of one audience (the spec's scope: global, or one teammate's user_email)."""
+    if audience not in ("global", "user"):
         raise ApiError(400, "invalid_scope", "scope must be `global` or `user`.", param="scope")
-    if scope == "global":
+    if audience == "global":
         return inbox(tenant_id).where((Notification.scope == "global") & Notification.user.is_null())
     if not user_email:
         raise ApiError(400, "missing_user_email", "user_email is required when scope=user.",
@@ -65,8 +65,8 @@ def scoped_inbox(tenant_id: str, scope: str, user_email: str | None):
 
 
 def list_notifications(tenant_id: str, args: dict) -> dict:
-    """One page of a scope's active inbox (or its archive), newest first."""
-    query = scoped_inbox(tenant_id, args["scope"], args["user_email"])
+    """One page of an audience's active inbox (or its archive), newest first."""
+    query = audience_inbox(tenant_id, args["scope"], args["user_email"])
     query = query.where(Notification.archived == args["archived"])
     if args["unread"] and not args["archived"]:
         query = query.where(Notification.read == False)  # noqa: E712 (peewee expression)
@@ -74,19 +74,19 @@ def list_notifications(tenant_id: str, args: dict) -> dict:
     return page.envelope(notification_dto)
 
 
-def count_unread(tenant_id: str, scope: str, user_email: str | None) -> dict:
-    """The exact number of unread notifications in a scope's active inbox."""
-    query = scoped_inbox(tenant_id, scope, user_email)
+def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
+    """The exact number of unread notifications in an audience's active inbox."""
+    query = audience_inbox(tenant_id, audience, user_email)
     unread = query.where((Notification.archived == False) & (Notification.read == False)).count()  # noqa: E712
-    return {"object": "notification_count", "scope": scope, "unread": unread}
+    return {"object": "notification_count", "scope": audience, "unread": unread}
 
 
-def get_notification(tenant_id: str, notification_id: int, scope: str, user_email: str | None) -> dict:
+def get_notification(tenant_id: str, notification_id: int, audience: str, user_email: str | None) -> dict:
     """A global notification, or a user one when scope=user names its teammate; else 404."""
-    scoped = scoped_inbox(tenant_id, scope, user_email)
-    row = scoped.where(Notification.id == notification_id).first()
-    if row is None and scope == "user":
-        row = scoped_inbox(tenant_id, "global", None).where(Notification.id == notification_id).first()
+    visible = audience_inbox(tenant_id, audience, user_email)
+    row = visible.where(Notification.id == notification_id).first()
+    if row is None and audience == "user":
+        row = audience_inbox(tenant_id, "global", None).where(Notification.id == notification_id).first()
     if row is None:
         raise _not_found(notification_id)
     return notification_dto(row)
@@ -132,7 +132,7 @@ def _apply(row: Notification, action: str) -> None:
 
 def archive_read(tenant_id: str, include_unread: bool) -> dict:
     """Archive the read (or, with all, every) active global notification of the visible inbox."""
-    targets = scoped_inbox(tenant_id, "global", None).where(Notification.archived == False)  # noqa: E712
+    targets = audience_inbox(tenant_id, "global", None).where(Notification.archived == False)  # noqa: E712
     if not include_unread:
         targets = targets.where(Notification.read == True)  # noqa: E712
     ids = targets.select(Notification.id)
@@ -158,8 +158,8 @@ def create_notification(tenant_id: str, data: dict, **stored) -> Notification:
                                ticket=None if ticket_id is None else int(ticket_id), **fields, **stored)
 
 
-def _teammate(tenant_id: str, scope: str, user_email: str | None) -> int | None:
-    if scope == "global":
+def _teammate(tenant_id: str, audience: str, user_email: str | None) -> int | None:
+    if audience == "global":
         if user_email is not None:
             raise ApiError(400, "invalid_field", "user_email: only user-scoped notifications have one.",
                            param="user_email")

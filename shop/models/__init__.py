@@ -41,7 +41,7 @@ __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]
 
 def create_tables() -> None:
     """Create every table and index that is missing (idempotent), the job queue's too: Huey would
-    otherwise create its own when `tasks` is first imported, which may be inside a transaction
+    otherwise create its own when the queue is first used, which may be inside a transaction
     that then rolls them back."""
     from huey.storage import SqliteStorage
 

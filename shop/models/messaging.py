@@ -59,7 +59,7 @@ class Message(BaseModel):
             (("conversation", "direction", "read"), False),
             # the inbound email a send answers (In-Reply-To) without reading the whole conversation
             (("conversation", "direction", "channel", "created_at", "id"), False),
-            # covers the send-rate count (shop.domain.send_pipeline): no table reads per recent send
+            # covers the send-rate count (shop.domain.messaging.sending): no table reads per recent send
             (("tenant", "direction", "created_at"), False),
             (("delivery_status", "next_attempt_at"), False),
         )

@@ -28,7 +28,7 @@ class Page:
                 "has_more": self.has_more, "next_cursor": self.next_cursor, **extra}
 
 
-def _scope() -> str:
+def _binding() -> str:
     """What a cursor is bound to: the tenant, the path (with its ids: one conversation's messages
     are not another's) and every query parameter but cursor and limit."""
     params = sorted((k, v) for k, vs in request.args.lists() if k not in IGNORED_PARAMS for v in vs)
@@ -51,8 +51,8 @@ def _unb64(text: str) -> bytes:
 
 
 def encode_cursor(values: list) -> str:
-    """A cursor that carries the last row's sort values, bound to this request's scope."""
-    payload = json.dumps([_scope(), [_plain(v) for v in values]], separators=(",", ":")).encode()
+    """A cursor that carries the last row's sort values, bound to this request (tenant, path, filters)."""
+    payload = json.dumps([_binding(), [_plain(v) for v in values]], separators=(",", ":")).encode()
     return f"{_b64(payload)}.{_sign(payload)}"
 
 
@@ -61,15 +61,15 @@ def _plain(value):
 
 
 def decode_cursor(cursor: str, fields) -> list:
-    """The sort values inside a cursor, checked for signature, scope and types."""
+    """The sort values inside a cursor, checked for signature, binding and types."""
     try:
         body, signature = cursor.split(".")
         payload = _unb64(body)
         if not hmac.compare_digest(signature, _sign(payload)):
             raise ValueError("bad signature")
-        scope, values = json.loads(payload)
-        if scope != _scope() or len(values) != len(fields):
-            raise ValueError("wrong scope")
+        binding, values = json.loads(payload)
+        if binding != _binding() or len(values) != len(fields):
+            raise ValueError("bound to another request")
         return [_typed(field, value) for field, value in zip(fields, values, strict=True)]
     except (ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
         raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",

@@ -4,11 +4,11 @@ import threading
 from collections import Counter
 
 from schemas.appointments import AppointmentCreateSchema
-from shop.domain.appointments import create_appointment
+from shop.domain.appointments.appointments import create_appointment
 from shop.models import Appointment, Event
 from shop.platform.errors import ApiError
-from tests.api.appointments_helpers import BASE, BOOKING, NEW, set_clock
-from tests.conftest import auth_headers, tenant_fixture
+from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.appointments import BASE, BOOKING, NEW, set_clock
 
 THREADS = 6
 

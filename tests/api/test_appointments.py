@@ -3,9 +3,8 @@
 import pytest
 
 from shop.models import Appointment
-from tests.api.appointments_helpers import BASE, BOOKING, NEW, TICKETS, event_types, events, set_clock
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.appointments import BASE, BOOKING, NEW, TICKETS, event_types, events, set_clock
 
 LEAN_KEYS = {"object", "id", "status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id",
              "ticket_id", "customer_name", "created_at", "source_kind"}

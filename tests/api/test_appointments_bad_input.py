@@ -2,9 +2,8 @@
 
 import pytest
 
-from tests.api.appointments_helpers import BASE, BOOKING, NEW, TICKETS, set_clock, snapshot
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.appointments import BASE, BOOKING, NEW, TICKETS, set_clock, snapshot
 
 LONG = "x" * 2000
 

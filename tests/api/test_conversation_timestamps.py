@@ -2,15 +2,13 @@
 
 import json
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
 from shop import clock
 from shop.domain.fixtures import FixtureError, load_fixture
-from tests.conftest import auth_headers, tenant_fixture
+from tests.helpers import DESIGN_FIXTURE, auth_headers, tenant_fixture
 
-DESIGN_FIXTURE = Path(__file__).parent.parent / "data" / "design_fixture.json"
 DEMO_TOKEN = "sk_test_acme_demo_0001"
 
 

@@ -6,7 +6,7 @@ import yaml
 from openapi_spec_validator import validate
 
 from shop.domain import health
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error
 
 SPEC_PATHS = {"/api/v1/me", "/api/v1/customers", "/api/v1/usage", "/api/v1/health", "/api/v1"}
 

@@ -1,7 +1,7 @@
 """GET /api/v1/me and GET /api/v1/customers."""
 
 from shop.models import Customer
-from tests.conftest import ALL_SCOPES, auth_headers, tenant_fixture
+from tests.helpers import ALL_SCOPES, auth_headers, tenant_fixture
 
 
 def test_me_describes_the_calling_key(client, acme):

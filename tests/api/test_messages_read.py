@@ -7,8 +7,7 @@ import pytest
 from flask import g
 
 from shop.models import Tenant
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
 
 
 def conversations_fixture():

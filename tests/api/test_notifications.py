@@ -6,8 +6,7 @@ import pytest
 
 from shop import clock
 from shop.models import Event, Notification
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
 
 BASE = "/api/v1/notifications"
 OLD = "2026-11-01T10:00:00.000Z"

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error
 
 
 def referenced_urls(html: str) -> list[str]:

@@ -6,14 +6,13 @@ from datetime import timedelta
 import pytest
 
 from shop import clock
-from shop.domain import webhook_delivery
 from shop.domain.activity import run_activity
+from shop.domain.webhooks import engine
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from shop.platform.errors import ApiError
 from tasks import huey
-from tests.conftest import auth_headers, tenant_fixture
-from tests.e2e.webhook_receiver import WebhookReceiver
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.webhook_receiver import WebhookReceiver
 
 TRUSTED = "127.0.0.0/8"
 
@@ -184,7 +183,7 @@ def test_a_delivery_waiting_when_its_subscription_is_disabled_ends_dead(client, 
     sub = subscribe(client, shop)
     inbound()
     WebhookSubscription.update(enabled=False).execute()  # disabled behind the API's back
-    assert webhook_delivery.attempt(WebhookDelivery.get().id, app.config) is None
+    assert engine.attempt(WebhookDelivery.get().id, app.config) is None
     delivery = WebhookDelivery.get()
     assert delivery.status == "dead" and delivery.attempts == 1 and sub["id"] == delivery.subscription_id
 
@@ -204,7 +203,7 @@ def test_auto_disable_after_seven_days_of_permanent_failures(client, shop, app, 
         )
         first = current[0].id
         for _ in range(8):
-            webhook_delivery.attempt(first, app.config)
+            engine.attempt(first, app.config)
     subscription = WebhookSubscription.get_by_id(sub["id"])
     assert WebhookDelivery.get_by_id(first).status == "dead"
     assert subscription.enabled is False and subscription.disabled_at is not None
@@ -222,7 +221,7 @@ def test_no_auto_disable_while_failures_are_younger_than_seven_days(client, shop
         inbound()
         delivery_id = WebhookDelivery.get().id
         for _ in range(8):
-            webhook_delivery.attempt(delivery_id, app.config)
+            engine.attempt(delivery_id, app.config)
     assert WebhookDelivery.get_by_id(delivery_id).status == "dead"
     assert WebhookSubscription.get_by_id(sub["id"]).enabled is True
 
@@ -234,26 +233,26 @@ def test_a_recent_success_prevents_auto_disable(client, shop):
     old, recent = list(WebhookDelivery.select().order_by(WebhookDelivery.id))
     _set(old.id, status="dead", created_at=clock.now() - timedelta(days=9))
     _set(recent.id, status="delivered", delivered_at=clock.now() - timedelta(days=1))
-    assert webhook_delivery.maybe_auto_disable(WebhookSubscription.get_by_id(sub["id"])) is False
+    assert engine.maybe_auto_disable(WebhookSubscription.get_by_id(sub["id"])) is False
 
 
 def test_a_dns_failure_is_a_retryable_network_error(client, shop, app):
-    from shop.domain.webhook_transport import NetworkError, vetted_address
+    from shop.domain.webhooks.transport import NetworkError, vetted_address
 
     with pytest.raises(NetworkError, match="^dns: "):
         vetted_address("bad..name", 443)  # refused by the resolver itself, no query leaves the host
     subscribe(client, shop)
     WebhookSubscription.update(url="https://bad..name/hook").execute()
     inbound()
-    assert webhook_delivery.attempt(WebhookDelivery.get().id, app.config) is not None
+    assert engine.attempt(WebhookDelivery.get().id, app.config) is not None
     delivery = WebhookDelivery.get()
     assert delivery.status == "retrying" and delivery.last_error.startswith("dns: ")
     assert delivery.last_status_code is None and delivery.next_attempt_at is not None
 
 
 def test_a_refused_connection_is_a_network_error_not_a_timeout(app):
-    from shop.domain.webhook_transport import NetworkError, post
-    from tests.e2e.receivers import free_port
+    from shop.domain.webhooks.transport import NetworkError, post
+    from tests.helpers.receivers import free_port
 
     closed = free_port()  # nothing listens there: the connection is refused at once
     with pytest.raises(NetworkError) as refused:
@@ -268,20 +267,20 @@ def test_redirects_are_not_followed(client, shop, app, tmp_path, monkeypatch):
         monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
         subscribe(client, shop, url=receiver.hook_url())
         inbound()
-        webhook_delivery.attempt(WebhookDelivery.get().id, app.config)
+        engine.attempt(WebhookDelivery.get().id, app.config)
         assert len(receiver.events()) == 1
     delivery = WebhookDelivery.get()
     assert delivery.status == "retrying" and delivery.last_status_code == 302
 
 
 def test_the_body_sent_is_the_body_signed_and_the_stored_envelope(client, shop, app, tmp_path, monkeypatch):
-    from tests.e2e.webhook_receiver import verify
+    from tests.helpers.webhook_receiver import verify
 
     with WebhookReceiver(tmp_path) as receiver:
         monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
         sub = subscribe(client, shop, url=receiver.hook_url())
         inbound("é and ✓")  # non-ASCII text must survive signing byte for byte
-        webhook_delivery.attempt(WebhookDelivery.get().id, app.config)
+        engine.attempt(WebhookDelivery.get().id, app.config)
         item = receiver.events()[0]
     assert verify(item["headers"]["Service-Signature"], item["raw"], [sub["signing_secret"]])
     assert item["body"] == WebhookDelivery.get().payload
@@ -296,9 +295,9 @@ def test_a_later_success_clears_the_subscriptions_last_error(client, shop, app, 
         sub = subscribe(client, shop, url=receiver.hook_url())
         inbound()
         delivery_id = WebhookDelivery.get().id
-        webhook_delivery.attempt(delivery_id, app.config)
+        engine.attempt(delivery_id, app.config)
         failed = client.get(f"/api/v1/webhooks/{sub['id']}", headers=shop).get_json()
-        webhook_delivery.attempt(delivery_id, app.config)
+        engine.attempt(delivery_id, app.config)
         assert len(receiver.events()) == 2
     assert failed["last_error"] == "HTTP 503"
     assert WebhookDelivery.get_by_id(delivery_id).status == "delivered"

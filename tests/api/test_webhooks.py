@@ -8,12 +8,11 @@ import pytest
 
 from shop import clock
 from shop.db import db
-from shop.domain.event_catalog import EVENT_TYPES
-from shop.domain.webhooks import signing_secrets
+from shop.domain.events.catalog import EVENT_TYPES
+from shop.domain.webhooks.subscriptions import signing_secrets
 from shop.models import Event, WebhookDelivery, WebhookSubscription
-from tests.api.webhook_helpers import URL, create, rotate
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.webhooks import URL, create, rotate
 
 SUBSCRIPTION_FIELDS = {"object", "id", "url", "description", "enabled", "events", "api_version",
                        "last_error", "disabled_at", "created_at", "updated_at"}

@@ -5,9 +5,8 @@ import json
 import pytest
 
 from shop.models import Event, WebhookDelivery, WebhookSubscription
-from tests.api.webhook_helpers import URL, create
-from tests.conftest import auth_headers, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, tenant_fixture
+from tests.helpers.webhooks import URL, create
 
 GOOD = {"url": URL, "events": ["ticket.created"]}
 

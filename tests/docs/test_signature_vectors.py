@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 import stripe
 
-from shop.domain import destinations, webhook_transport
-from shop.domain.signing import signature_header
+from shop.domain.webhooks import destinations
+from shop.domain.webhooks import transport as webhook_transport
+from shop.domain.webhooks.signing import signature_header
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 VECTORS_FILE = DOCS / "webhook-signature-vectors.json"
@@ -69,7 +70,7 @@ def test_the_vectors_cover_every_case_the_issue_lists():
 
 @pytest.mark.parametrize("vector", [v for v in VECTORS if "signed_with" in v], ids=lambda v: v["name"])
 def test_the_service_signer_makes_each_genuine_header(vector):
-    """shop.domain.signing gives exactly the vector's header (the key is the whole whsec_ string)."""
+    """shop.domain.webhooks.signing gives exactly the vector's header (the key is the whole whsec_ string)."""
     body = vector.get("signed_body", vector["body"]).encode("utf-8")
     assert signature_header(vector["signed_with"], vector["timestamp"], body) == vector["header"]
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.conftest import tenant_fixture
-from tests.domain.catalog_records import ACME, GLOBEX
+from tests.helpers import tenant_fixture
+from tests.helpers.records import ACME, GLOBEX
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from shop.domain.fixtures import FixtureError
 from shop.models import Event, Notification
-from tests.conftest import tenant_fixture
+from tests.helpers import tenant_fixture
 
 DESIGN_EXAMPLE = ('{"scope": "user", "user_email": "sam@acme.test", "type": "mention", "message": "Hi", '
                   '"ticket_id": "1001"}')

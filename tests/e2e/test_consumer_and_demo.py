@@ -9,7 +9,8 @@ import requests
 
 from shop import clock
 from shop.models import IdempotencyRecord
-from tests.e2e.conftest import ROOT, free_port, http_ok, stop, wait_until
+from tests.helpers.processes import ROOT, http_ok, stop, wait_until
+from tests.helpers.receivers import free_port
 
 
 def test_the_consumer_prunes_expired_idempotency_records(acme, consumer):

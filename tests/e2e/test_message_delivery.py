@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from shop.domain import message_delivery
+from shop.domain.messaging import delivery
 from shop.models import Event, Message
-from tests.api.test_messages_send import ANN_PHONE, shop_fixture
-from tests.conftest import auth_headers
-from tests.e2e.conftest import wait_until
-from tests.e2e.receivers import HttpReceiver, SmtpSink
+from tests.helpers import auth_headers
+from tests.helpers.messages import ANN_PHONE, shop_fixture
+from tests.helpers.processes import wait_until
+from tests.helpers.receivers import HttpReceiver, SmtpSink
 
 FAST_RETRIES = {"SHOP_SEND_RETRY_DELAYS": "0.3,0.3,0.3"}
 
@@ -187,5 +187,5 @@ def test_killing_the_consumer_mid_burst_loses_no_message(client, load, start_con
     assert set(received) == {f"Burst {i}" for i in range(60)}  # every message reached the server
     # only messages the server accepted while the killed worker had not yet recorded them are sent
     # twice: at most one batch per worker thread
-    assert sum(count - 1 for count in received.values()) <= 4 * message_delivery.BATCH
+    assert sum(count - 1 for count in received.values()) <= 4 * delivery.BATCH
     assert Event.select().where(Event.type == "message.sent").count() == 60

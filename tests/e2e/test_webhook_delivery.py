@@ -7,11 +7,11 @@ from collections import Counter
 import pytest
 
 from shop.domain.activity import run_activity
-from shop.domain.webhook_transport import BLOCKED_TARGET
+from shop.domain.webhooks.transport import BLOCKED_TARGET
 from shop.models import Event, WebhookDelivery, WebhookSubscription
-from tests.conftest import tenant_fixture
-from tests.e2e.conftest import wait_until
-from tests.e2e.webhook_receiver import WebhookReceiver, verify
+from tests.helpers import tenant_fixture
+from tests.helpers.processes import wait_until
+from tests.helpers.webhook_receiver import WebhookReceiver, verify
 
 TRUSTED = "127.0.0.0/8,::1/128"
 

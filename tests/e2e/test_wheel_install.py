@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.e2e.conftest import ROOT, free_port, http_ok, stop, wait_until
+from tests.helpers.processes import ROOT, http_ok, stop, wait_until
+from tests.helpers.receivers import free_port
 
 FIXTURE = {
     "tenants": [

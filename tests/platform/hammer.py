@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 
 from shop import create_app
-from tests.probe import register_probe
+from tests.helpers.probe import register_probe
 
 
 def main() -> None:

@@ -6,8 +6,7 @@ import pytest
 
 from shop import clock
 from shop.models import ApiKey, UsageLog
-from tests.conftest import auth_headers, logged_rows, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, logged_rows, tenant_fixture
 
 
 @pytest.mark.parametrize("header", [

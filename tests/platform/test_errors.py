@@ -6,19 +6,7 @@ import json
 import pytest
 
 from shop.models import Customer
-
-ERROR_KEYS = {"type", "code", "message", "param", "details", "request_id"}
-
-
-def assert_error(response, status, code, param=None):
-    assert response.status_code == status, response.get_data(as_text=True)
-    assert response.mimetype == "application/json"
-    error = response.get_json()["error"]
-    assert set(error) == ERROR_KEYS
-    assert error["code"] == code
-    assert error["param"] == param
-    assert error["request_id"] == response.headers["X-Request-Id"]
-    return error
+from tests.helpers import assert_error
 
 
 def test_unknown_route_is_a_json_404(client):

@@ -8,7 +8,7 @@ import pytest
 from shop import clock
 from shop.models import Customer, IdempotencyRecord
 from shop.platform import idempotency
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error
 
 
 def post(client, headers, body, key=None, path="/api/v1/_probe"):
@@ -59,7 +59,7 @@ def test_a_different_url_is_409_key_reuse(client, acme):
 
 
 def test_keys_belong_to_the_calling_api_key(client, acme, load):
-    from tests.conftest import auth_headers, tenant_fixture
+    from tests.helpers import auth_headers, tenant_fixture
 
     load(tenant_fixture("globex"))
     post(client, acme, {"display_name": "Ann"}, key="shared-key")
@@ -131,8 +131,6 @@ def test_an_abandoned_claim_is_taken_over_after_its_lock(client, acme):
     IdempotencyRecord.create(api_key_id="key_acme", key="k-stale", fingerprint="0" * 64,
                              locked_until=clock.now() + timedelta(seconds=60), created_at=clock.now())
     # a claim left by a process that died: same fingerprint as the retry
-    from tests.platform.test_idempotency import _fingerprint_of
-
     IdempotencyRecord.update(fingerprint=_fingerprint_of(client, acme)).execute()
     assert_error(post(client, acme, {"display_name": "Ann"}, key="k-stale"), 409,
                  "idempotency_in_progress", param="Idempotency-Key")

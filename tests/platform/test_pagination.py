@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from shop.models import Customer
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error
 
 
 @pytest.fixture

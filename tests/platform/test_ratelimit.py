@@ -4,8 +4,7 @@ import pytest
 
 from shop import clock
 from shop.models import UsageLog
-from tests.conftest import ALL_SCOPES, auth_headers, logged_rows, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import ALL_SCOPES, assert_error, auth_headers, logged_rows, tenant_fixture
 
 
 @pytest.fixture

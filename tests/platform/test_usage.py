@@ -5,8 +5,7 @@ import pytest
 from shop import clock
 from shop.db import db
 from shop.models import UsageLog
-from tests.conftest import auth_headers, logged_rows, tenant_fixture
-from tests.platform.test_errors import assert_error
+from tests.helpers import assert_error, auth_headers, logged_rows, tenant_fixture
 
 
 def usage(client, headers, query=""):

@@ -1,0 +1,1 @@
+"""Appointments (spec: Appointments): the status machine, ticket links, capacity and bookable slots."""

@@ -1,0 +1,223 @@
+"""Appointment rules: the status machine, ticket links, capacity, and the events each change emits."""
+
+from datetime import date
+
+import marshmallow as ma
+
+from shop import clock
+from shop.db import write_transaction
+from shop.domain.appointments.slots import has_capacity
+from shop.domain.events.outbox import emit
+from shop.domain.records.tickets import get_visible_ticket
+from shop.models import Appointment
+from shop.models.appointments import TERMINAL_STATUSES
+from shop.platform.errors import ApiError
+from shop.platform.pagination import paginate
+from shop.platform.validation import validation_error
+
+ORDER = [(Appointment.scheduled_date, True), (Appointment.scheduled_time, True), (Appointment.id, True)]
+LEAN_FIELDS = ("status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id", "ticket_id",
+               "customer_name")
+# PATCH moves between the non-terminal statuses (see docs/decisions.md, issue 3)
+NEXT_STATUSES = {
+    "scheduled": {"pending", "confirmed", "checked_in"},
+    "pending": {"scheduled", "confirmed", "checked_in"},
+    "confirmed": {"scheduled", "pending", "checked_in"},
+    "checked_in": {"confirmed"},
+}
+SCHEDULE_FIELDS = ("scheduled_date", "scheduled_time", "duration_minutes")
+EDITABLE_FIELDS = ("customer_name", "customer_phone", "customer_email", "service_description",
+                   *SCHEDULE_FIELDS, "notes", "ticket_id")
+
+
+def appointment_dto(appointment: Appointment) -> dict:
+    """The appointment as the REST resource (and the completed/no_show event data)."""
+    a = appointment
+    return {
+        "object": "appointment", "id": a.id, "customer_name": a.customer_name,
+        "customer_phone": a.customer_phone, "customer_email": a.customer_email,
+        "service_description": a.service_description, "scheduled_date": _iso_date(a.scheduled_date),
+        "scheduled_time": a.scheduled_time, "duration_minutes": a.duration_minutes, "status": a.status,
+        "ticket_id": a.ticket_id, "tech_id": a.tech_id, "location_id": a.location_id, "notes": a.notes,
+        "source": a.source, "cancelled_at": clock.isoformat(a.cancelled_at),
+        "cancellation_reason": a.cancellation_reason, "created_at": clock.isoformat(a.created_at),
+        "updated_at": clock.isoformat(a.updated_at),
+    }
+
+
+def _iso_date(value) -> str:
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def lean_payload(appointment: Appointment, kind: str) -> dict:
+    """The lean created/updated/canceled payload: no phone or email, id as a string."""
+    data = {"object": "appointment", "id": str(appointment.id)}
+    data.update({name: getattr(appointment, name) for name in LEAN_FIELDS})
+    data["scheduled_date"] = _iso_date(appointment.scheduled_date)
+    data["created_at"] = clock.isoformat(appointment.created_at)
+    if kind == "updated":
+        data["updated_at"] = clock.isoformat(appointment.updated_at)
+    if kind == "canceled":
+        data["cancelled_at"] = clock.isoformat(appointment.cancelled_at)
+        reason = appointment.cancellation_reason
+        data["cancellation_reason"] = reason[:500] if reason else None
+    data["source_kind"] = "observed"
+    return data
+
+
+def list_appointments(tenant_id: str, args: dict) -> dict:
+    """One page of the tenant's appointments, latest scheduled_date first."""
+    a = Appointment
+    query = a.for_tenant(tenant_id)
+    if "date_from" in args:
+        query = query.where(a.scheduled_date >= args["date_from"])
+    if "date_to" in args:
+        query = query.where(a.scheduled_date <= args["date_to"])
+    for name in ("status", "location_id", "ticket_id", "tech_id"):
+        if name in args:
+            query = query.where(getattr(a, name) == args[name])
+    if "customer_email" in args:
+        query = query.where(a.email_key == args["customer_email"].lower())
+    return paginate(query, ORDER, args["limit"], args["cursor"]).envelope(appointment_dto)
+
+
+def find_appointment(tenant_id: str, appointment_id: int) -> Appointment:
+    """The tenant's appointment, or 404 (another tenant's is just as missing)."""
+    found = Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id).first()
+    if found is None:
+        raise ApiError(404, "not_found", f"No appointment {appointment_id}.", param="id")
+    return found
+
+
+def linkable_ticket_id(tenant_id: str, ticket_ref: str) -> str:
+    """The canonical id of a ticket the public surface can see, or 404 not_found."""
+    ticket = get_visible_ticket(tenant_id, ticket_ref, allow_billing_only=False)
+    if ticket is None:
+        raise ApiError(404, "not_found", f"No ticket {ticket_ref!r}.", param="ticket_id")
+    return str(ticket.id)
+
+
+def _ensure_capacity(tenant_id: str, a: Appointment, code: str) -> None:
+    if not has_capacity(tenant_id, a.scheduled_date, a.scheduled_time, a.duration_minutes, exclude_id=a.id):
+        raise ApiError(409, code, f"{_iso_date(a.scheduled_date)} {a.scheduled_time} has no place left "
+                       f"for {a.duration_minutes} minutes.", param="scheduled_time")
+
+
+def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appointment:
+    """Book an appointment: the capacity check and the insert hold one write lock."""
+    fields = {name: body[name] for name in EDITABLE_FIELDS if name in body}
+    fields.update({name: body[name] for name in ("tech_id", "location_id", "status") if name in body})
+    with write_transaction():
+        if fields.get("ticket_id") is not None:
+            fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
+        appointment = Appointment(tenant=tenant_id, source=body.get("source", source),
+                                  created_at=clock.now(), **fields)
+        _ensure_capacity(tenant_id, appointment, "slot_unavailable")
+        appointment.save()
+        emit(tenant_id, "appointment.created", lean_payload(appointment, "created"))
+    return appointment
+
+
+def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Appointment:
+    """PATCH: field edits, reschedules, ticket links and status moves, with their one event."""
+    status = changes.get("status")
+    if status in TERMINAL_STATUSES and len(changes) > 1:
+        raise ApiError(400, "invalid_status", f"status {status!r} must be the only field in the body.",
+                       param="status")
+    with write_transaction():
+        appointment = find_appointment(tenant_id, appointment_id)
+        previous = appointment.status
+        _check_status_move(previous, status)
+        if status == "cancelled":
+            return _cancel(tenant_id, appointment, None)
+        if changes.get("ticket_id") is not None:
+            changes = {**changes, "ticket_id": linkable_ticket_id(tenant_id, changes["ticket_id"])}
+        changed = {name: value for name, value in changes.items() if getattr(appointment, name) != value}
+        if not changed:
+            return appointment
+        for name, value in changed.items():
+            setattr(appointment, name, value)
+        if previous == "cancelled":  # un-cancel: it is no longer cancelled
+            appointment.cancelled_at = appointment.cancellation_reason = None
+            _ensure_capacity(tenant_id, appointment, "status_reset_failed")
+        elif set(changed) & set(SCHEDULE_FIELDS):  # a reschedule (after a reset from completed too)
+            _ensure_capacity(tenant_id, appointment, "slot_unavailable")
+        return _save_updated(tenant_id, appointment)
+
+
+def _check_status_move(previous: str, status: str | None) -> None:
+    if previous in TERMINAL_STATUSES:
+        if status != "confirmed":
+            raise ApiError(409, "status_reset_required", f"The appointment is {previous}; reset its "
+                           "status to confirmed before any other change.", param="status")
+        return
+    if status is None or status == previous or status in TERMINAL_STATUSES:
+        return
+    if status not in NEXT_STATUSES[previous]:
+        raise ApiError(409, "status_transition_failed", f"An appointment cannot move from {previous} to "
+                       f"{status}.", param="status")
+
+
+def _save_updated(tenant_id: str, appointment: Appointment) -> Appointment:
+    appointment.updated_at = clock.now()
+    appointment.save()
+    emit(tenant_id, "appointment.updated", lean_payload(appointment, "updated"))
+    return appointment
+
+
+def _cancel(tenant_id: str, appointment: Appointment, reason: str | None) -> Appointment:
+    appointment.status = "cancelled"
+    appointment.cancelled_at = clock.now()
+    appointment.cancellation_reason = reason
+    appointment.save()
+    emit(tenant_id, "appointment.canceled", lean_payload(appointment, "canceled"))
+    return appointment
+
+
+def cancel_appointment(tenant_id: str, appointment_id: int, reason: str | None) -> Appointment:
+    """Cancel once: records when and why and emits appointment.canceled only."""
+    with write_transaction():
+        appointment = find_appointment(tenant_id, appointment_id)
+        if appointment.status == "cancelled":
+            raise ApiError(422, "cancel_failed", "The appointment is already cancelled.")
+        return _cancel(tenant_id, appointment, reason)
+
+
+def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appointment:
+    """complete or no_show: a terminal move that emits the full appointment."""
+    with write_transaction():
+        appointment = find_appointment(tenant_id, appointment_id)
+        current = appointment.status
+        if current == status or (status == "completed" and current == "cancelled"):
+            raise ApiError(409, "status_transition_failed",
+                           f"An appointment that is {appointment.status} cannot be marked {status}.")
+        appointment.status = status
+        appointment.save()
+        emit(tenant_id, f"appointment.{status}", appointment_dto(appointment))
+    return appointment
+
+
+def link_ticket(tenant_id: str, appointment_id: int, ticket_ref: str) -> Appointment:
+    """Link a visible ticket (a non-billing-only one); emits appointment.updated when it changes."""
+    with write_transaction():
+        appointment = find_appointment(tenant_id, appointment_id)
+        ticket_id = linkable_ticket_id(tenant_id, ticket_ref)
+        if appointment.status == "cancelled":
+            raise ApiError(422, "link_ticket_failed", "A cancelled appointment cannot be linked to a ticket; "
+                           "reset its status to confirmed first.")
+        if appointment.ticket_id == ticket_id:
+            return appointment
+        appointment.ticket_id = ticket_id
+        return _save_updated(tenant_id, appointment)
+
+
+def book_from_activity(tenant_id: str, data: dict) -> dict:
+    """In-app activity appointment.created: a dashboard or online booking."""
+    from schemas.appointments import ActivityBookingSchema
+
+    schema = ActivityBookingSchema()
+    try:
+        body = schema.load(data)
+    except ma.ValidationError as error:
+        raise validation_error({"json": error.messages}, schema) from None
+    return appointment_dto(create_appointment(tenant_id, body, source=body.get("source", "online_booking")))

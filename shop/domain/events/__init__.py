@@ -1,0 +1,1 @@
+"""Events (spec: Events): the catalog of event types and the outbox that emits and fans them out."""

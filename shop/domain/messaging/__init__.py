@@ -1,0 +1,1 @@
+"""Messages (spec: Endpoints, Messages): conversations, the send pipeline, delivery, providers."""

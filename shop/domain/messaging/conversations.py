@@ -1,0 +1,137 @@
+"""The read side of messaging: conversations with their unread counts, and messages."""
+
+from peewee import fn
+
+from shop import clock
+from shop.domain.events.outbox import emit
+from shop.models import Conversation, Customer, Message
+from shop.platform.errors import ApiError
+from shop.platform.pagination import paginate
+
+CONVERSATION_ORDER = [(Conversation.updated_at, True), (Conversation.id, True)]
+MESSAGE_ORDER = [(Message.created_at, True), (Message.id, True)]
+
+
+def _with_unread(query):
+    """Conversations with unread_count: the number of unread inbound messages."""
+    unread = (Message.select(fn.COUNT(Message.id))
+              .where((Message.conversation == Conversation.id) & (Message.direction == "inbound")
+                     & ~Message.read))
+    return query.select(Conversation, unread.alias("unread_count"))
+
+
+def conversation_dto(conversation: Conversation) -> dict:
+    """A conversation as the API returns it."""
+    return {
+        "object": "conversation",
+        "id": conversation.id,
+        "customer_id": conversation.customer_id,
+        "customer_email": conversation.customer_email,
+        "customer_name": conversation.customer_name,
+        "last_inbound_at": clock.isoformat(conversation.last_inbound_at),
+        "last_outbound_at": clock.isoformat(conversation.last_outbound_at),
+        "unread_count": getattr(conversation, "unread_count", None) or 0,
+        "assigned_user_id": conversation.assigned_user_id,
+        "created_at": clock.isoformat(conversation.created_at),
+        "updated_at": clock.isoformat(conversation.updated_at),
+    }
+
+
+def message_dto(message: Message) -> dict:
+    """A message as the API (and message.* events) return it."""
+    return {
+        "object": "message",
+        "id": message.id,
+        "conversation_id": message.conversation_id,
+        "channel": message.channel,
+        "direction": message.direction,
+        "body": message.body,
+        "subject": message.subject,
+        "sender": message.sender,
+        "sent_from_ticket_id": message.sent_from_ticket_id,
+        "external_uuid": message.external_uuid,
+        "in_reply_to": message.in_reply_to,
+        "media_urls": message.media_urls,
+        "attachments": message.attachments,
+        "created_at": clock.isoformat(message.created_at),
+    }
+
+
+def list_conversations(tenant_id: str, customer_id: int | None, limit: int, cursor: str | None) -> dict:
+    """Conversations, most recently updated first, optionally of one customer."""
+    query = _with_unread(Conversation.for_tenant(tenant_id))
+    if customer_id is not None:
+        query = query.where(Conversation.customer == customer_id)
+    return paginate(query, CONVERSATION_ORDER, limit, cursor).envelope(conversation_dto)
+
+
+def get_conversation(tenant_id: str, conversation_id: int) -> Conversation:
+    """One conversation of the tenant, or 404."""
+    found = _with_unread(Conversation.for_tenant(tenant_id)).where(Conversation.id == conversation_id).first()
+    if found is None:
+        raise ApiError(404, "not_found", f"No conversation {conversation_id}.")
+    return found
+
+
+def list_messages(tenant_id: str, conversation_id: int, limit: int, cursor: str | None) -> dict:
+    """A conversation's messages, newest first."""
+    conversation = get_conversation(tenant_id, conversation_id)
+    query = Message.for_tenant(tenant_id).where(Message.conversation == conversation.id)
+    return paginate(query, MESSAGE_ORDER, limit, cursor).envelope(message_dto)
+
+
+def get_message(tenant_id: str, message_id: int) -> Message:
+    """One message of the tenant, or 404."""
+    found = Message.for_tenant(tenant_id).where(Message.id == message_id).first()
+    if found is None:
+        raise ApiError(404, "not_found", f"No message {message_id}.")
+    return found
+
+
+def conversation_for_customer(tenant_id: str, customer: Customer) -> Conversation:
+    """The customer's thread, created if it does not exist yet (call inside a transaction)."""
+    found = (Conversation.for_tenant(tenant_id).where(Conversation.customer == customer.id)
+             .order_by(Conversation.id).first())
+    if found is not None:
+        return found
+    return Conversation.create(tenant=tenant_id, customer=customer.id, customer_email=customer.email,
+                               customer_name=customer.display_name)
+
+
+
+INBOUND_CHANNELS = ("sms", "email", "portal", "voice")
+
+
+def _inbound_conversation(tenant_id: str, data: dict) -> Conversation:
+    if data.get("conversation_id") is not None:
+        found = Conversation.for_tenant(tenant_id).where(Conversation.id == data["conversation_id"]).first()
+        if found is None:
+            raise ApiError(404, "not_found", f"No conversation {data['conversation_id']}.",
+                           param="conversation_id")
+        return found
+    customer = Customer.for_tenant(tenant_id).where(Customer.id == data.get("customer_id")).first()
+    if customer is None:
+        raise ApiError(404, "not_found", "Give a conversation_id or the customer_id of a known customer.",
+                       param="customer_id")
+    return conversation_for_customer(tenant_id, customer)
+
+
+def receive_message(tenant_id: str, data: dict) -> dict:
+    """In-app activity: an inbound SMS, email or portal message lands in its conversation."""
+    if data.get("channel") not in INBOUND_CHANNELS:
+        raise ApiError(400, "invalid_field", f"channel must be one of {', '.join(INBOUND_CHANNELS)}.",
+                       param="channel")
+    if not isinstance(data.get("body"), str):
+        raise ApiError(400, "invalid_field", "body must be a string.", param="body")
+    conversation = _inbound_conversation(tenant_id, data)
+    now = clock.now()
+    message = Message.create(
+        tenant=tenant_id, conversation=conversation, channel=data["channel"], direction="inbound",
+        body=data["body"], subject=data.get("subject"), sender=data.get("sender"),
+        message_id_header=data.get("message_id"), media_urls=data.get("media_urls"),
+        attachments=data.get("attachments"), read=False, created_at=now)
+    conversation.last_inbound_at = conversation.updated_at = now
+    conversation.save()
+    dto = message_dto(message)
+    emit(tenant_id, "message.received", {**dto, "source_kind": "observed"})
+    return dto

@@ -1,0 +1,146 @@
+"""Outbound message delivery, run by the consumer: claim, hand to the provider, record, retry."""
+
+import logging
+import time
+from datetime import timedelta
+
+from shop import clock
+from shop.db import named_sql, run_sql, write_sql, write_transaction
+from shop.domain.events.outbox import emit
+from shop.domain.messaging import providers
+from shop.domain.messaging.conversations import message_dto
+from shop.models import Message
+
+log = logging.getLogger("shop.messages")
+CLAIM_SECONDS = 300  # a send that takes longer is presumed dead and may be claimed again
+
+
+def claim_seconds(config) -> float:
+    return float(config.get("SEND_CLAIM_SECONDS", CLAIM_SECONDS))
+
+
+def retry_delays(config) -> list[float]:
+    """Seconds to wait before each retry of a transient failure."""
+    return [float(x) for x in str(config["SEND_RETRY_DELAYS"]).split(",") if x.strip()]
+
+
+# a job whose own message is due also takes up to BATCH - 1 others already due, sends them on
+# its connection and records them in one transaction (docs/performance.md, Messaging); it takes
+# no more once it has worked BATCH_SECONDS or a quarter of the claim, well inside the claim
+BATCH = 10
+BATCH_SECONDS = 30
+DUE = ("((delivery_status = 'queued' AND next_attempt_at <= :now) "
+       "OR (delivery_status = 'sending' AND claimed_until < :now))")
+IS_DUE_SQL = named_sql(f"SELECT id FROM message WHERE id = :id AND direction = 'outbound' AND {DUE}")
+CLAIM_SQL = named_sql(  # one statement: what it finds due is what it takes
+    "UPDATE message SET delivery_status = 'sending', claimed_until = :until WHERE id IN ("
+    f"{IS_DUE_SQL} UNION ALL SELECT id FROM (SELECT id FROM message WHERE delivery_status = 'queued' "
+    "AND next_attempt_at <= :now AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others)) "
+    f"RETURNING {Message.columns()}"
+)
+SENT_SQL = named_sql(
+    "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
+    "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
+    "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
+)
+RELEASE_SQL = named_sql(
+    "UPDATE message SET delivery_status = 'queued', claimed_until = NULL WHERE id = :id "
+    "AND delivery_status = 'sending'"
+)
+
+
+def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
+    """This message, then others already due (oldest first), taken for sending; [] when this one
+    is not due (sent, or another job has it): its job then leaves the others to their own jobs."""
+    now = clock.now()
+    if not run_sql(IS_DUE_SQL, {"id": message_id, "now": now}):
+        return []
+    rows = write_sql(CLAIM_SQL, {"id": message_id, "now": now, "others": BATCH - 1,
+                                 "until": now + timedelta(seconds=seconds)})
+    return sorted((Message.from_row(row) for row in rows),
+                  key=lambda m: (m.id != message_id, m.next_attempt_at, m.id))
+
+
+def attempt(message_id: int, config) -> list[tuple[int, float]]:
+    """Deliver a message (and the due ones claimed with it); (id, delay) of each to try again."""
+    held = claim_seconds(config)
+    claimed, started, give_up = claim(message_id, held), time.monotonic(), min(BATCH_SECONDS, held / 4)
+    sent, again = [], []
+    try:
+        for i, message in enumerate(claimed):
+            if i and time.monotonic() - started > give_up:  # its own message is always tried
+                again += _release(claimed[i:])
+                break
+            try:
+                sent.append((message, _deliver(message, config)))
+            except providers.PermanentFailure as error:
+                _failed(message, str(error), [])
+            except providers.TransientFailure as error:
+                delay = _failed(message, str(error), retry_delays(config))
+                again += [(message.id, delay)] if delay is not None else []
+    finally:  # whatever broke the batch, what the provider accepted is recorded
+        _sent(sent)
+    return again
+
+
+def _deliver(message: Message, config) -> providers.Accepted:
+    """Hand one message to its provider; anything unforeseen counts as a transient failure."""
+    outgoing = providers.Outgoing(channel=message.channel, recipient=message.recipient, body=message.body,
+                                  subject=message.subject, sender=message.sender,
+                                  in_reply_to=message.in_reply_to, reference=str(message.id))
+    try:
+        return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))
+    except (providers.TransientFailure, providers.PermanentFailure):
+        raise
+    except Exception as error:
+        log.exception("message %s: unexpected error from the %s provider", message.id, message.channel)
+        raise providers.TransientFailure(f"unexpected error: {type(error).__name__}") from None
+
+
+def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
+    """Record the provider's acceptances and emit message.sent for each, in one transaction."""
+    if not sent:
+        return
+    with write_transaction():
+        for message, accepted in sent:
+            message.external_uuid = accepted.external_uuid
+            run_sql(SENT_SQL, {"id": message.id, "external": accepted.external_uuid,
+                               "header": accepted.message_id_header})
+            emit(message.tenant_id, "message.sent", message_dto(message))
+
+
+def _release(messages: list[Message]) -> list[tuple[int, float]]:
+    """Give back claimed messages this job had no time for; their next job starts at once."""
+    with write_transaction():
+        for message in messages:
+            run_sql(RELEASE_SQL, {"id": message.id})
+    return [(message.id, 0.0) for message in messages]
+
+
+def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
+    """Schedule a retry while the table of delays lasts, else record the permanent failure."""
+    message.delivery_attempts += 1
+    message.delivery_error = reason
+    message.claimed_until = None
+    retry = message.delivery_attempts - 1 < len(delays)
+    if retry:
+        delay = delays[message.delivery_attempts - 1]
+        message.delivery_status = "queued"
+        message.next_attempt_at = clock.now() + timedelta(seconds=delay)
+    else:
+        message.delivery_status = "failed"
+        log.error("message %s to %s failed permanently after %d attempts: %s", message.id,
+                  message.channel, message.delivery_attempts, reason)
+    with write_transaction():
+        message.save()
+    return delay if retry else None
+
+
+def due_message_ids(limit: int = 500) -> list[int]:
+    """Queued messages whose time has come, and sends whose claim ran out (for the sweep)."""
+    now = clock.now()
+    rows = (Message.select(Message.id)
+            .where(((Message.delivery_status == "queued") & (Message.next_attempt_at <= now))
+                   | ((Message.delivery_status == "sending") & (Message.claimed_until < now)))
+            .order_by(Message.next_attempt_at).limit(limit))
+    return [row.id for row in rows]

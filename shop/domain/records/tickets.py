@@ -1,0 +1,133 @@
+"""Tickets as the public surface sees them: hidden or soft-deleted tickets do not exist there."""
+
+from schemas.activity import TicketCreated, TicketStatusChanged, TicketUpdated
+from shop import clock
+from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
+from shop.domain.events.outbox import emit
+from shop.domain.records.changes import apply_changes, str_id
+from shop.models import Customer, Ticket
+from shop.platform.errors import ApiError
+
+
+def visible_tickets(tenant_id: str):
+    """The tenant's tickets that are neither hidden nor soft-deleted."""
+    return Ticket.for_tenant(tenant_id).where(~Ticket.hidden & ~Ticket.deleted)
+
+
+def ticket_number(ticket_id) -> int | None:
+    """The integer id a ticket id (digit string or integer) names, or None if it names none."""
+    text = str(ticket_id)
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    return int(text)
+
+
+def get_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = True) -> Ticket | None:
+    """A visible ticket by its id (string or integer), or None."""
+    number = ticket_number(ticket_id)
+    if number is None:
+        return None
+    query = visible_tickets(tenant_id).where(Ticket.id == number)
+    if not allow_billing_only:
+        query = query.where(~Ticket.billing_only)
+    return query.first()
+
+
+def set_ticket_flag(tenant_id: str, data: dict, flag: str) -> dict:
+    """In-app activity: hide or soft-delete a ticket (no catalog event; it just disappears)."""
+    ticket = Ticket.for_tenant(tenant_id).where(Ticket.id == _ticket_id(data)).first()
+    if ticket is None:
+        raise ApiError(404, "not_found", f"No ticket {data.get('id')!r} in tenant {tenant_id}.", param="id")
+    setattr(ticket, flag, True)
+    ticket.save()
+    return {"object": "ticket", "id": str(ticket.id), "hidden": ticket.hidden, "deleted": ticket.deleted}
+
+
+def _ticket_id(data: dict) -> int:
+    number = ticket_number(data.get("id", ""))
+    if number is None:
+        raise ApiError(400, "invalid_field", "id must be a ticket id (a digit string).", param="id")
+    return number
+
+
+def hide_ticket(tenant_id: str, data: dict) -> dict:
+    return set_ticket_flag(tenant_id, data, "hidden")
+
+
+def delete_ticket(tenant_id: str, data: dict) -> dict:
+    return set_ticket_flag(tenant_id, data, "deleted")
+
+
+def ticket_dto(ticket: Ticket) -> dict:
+    """The ticket as ticket.created and ticket.updated carry it."""
+    return {
+        "object": "ticket",
+        "id": str(ticket.id),
+        "customer_id": str_id(ticket.customer_id),
+        "subject": ticket.subject,
+        "status": ticket.status,
+        "created_at": clock.isoformat(ticket.created_at),
+        "updated_at": clock.isoformat(ticket.updated_at),
+    }
+
+
+def activity_ticket(tenant_id: str, ticket_id: int, param: str = "id") -> Ticket:
+    """A visible ticket of the tenant, or 404: hidden and deleted tickets are off the public surface."""
+    ticket = get_visible_ticket(tenant_id, ticket_id)
+    if ticket is None:
+        raise not_found("ticket", ticket_id, param)
+    return ticket
+
+
+def _check_customer(tenant_id: str, customer_id) -> None:
+    if customer_id is None:
+        return
+    if not Customer.for_tenant(tenant_id).where(Customer.id == customer_id).exists():
+        raise not_found("customer", customer_id, "customer_id")
+
+
+def new_ticket(tenant_id: str, fields: dict) -> Ticket:
+    """Create a ticket (the id given is kept) and emit ticket.created."""
+    refuse_taken_id(Ticket, fields, "ticket")
+    _check_customer(tenant_id, fields.get("customer_id"))
+    ticket = Ticket.create(tenant=tenant_id, created_at=clock.now(), **fields)
+    emit(tenant_id, "ticket.created", observed(ticket_dto(ticket)))
+    return ticket
+
+
+def create_ticket(tenant_id: str, data: dict) -> dict:
+    """In-app activity: a repair ticket is opened."""
+    return ticket_dto(new_ticket(tenant_id, parse_data(TicketCreated, data)))
+
+
+def update_ticket(tenant_id: str, data: dict) -> dict:
+    """In-app activity: ticket fields other than status edited; ticket.updated only on a real change."""
+    fields = parse_data(TicketUpdated, data)
+    ticket = activity_ticket(tenant_id, fields.pop("id"))
+    if "customer_id" in fields:
+        _check_customer(tenant_id, fields["customer_id"])
+    if apply_changes(ticket, fields):
+        emit(tenant_id, "ticket.updated", observed(ticket_dto(ticket)))
+    return ticket_dto(ticket)
+
+
+def change_ticket_status(tenant_id: str, data: dict) -> dict:
+    """In-app activity: a status change; ticket.status_changed (lean) fires only for a real transition."""
+    fields = parse_data(TicketStatusChanged, data)
+    ticket = activity_ticket(tenant_id, fields["id"])
+    previous = ticket.status
+    if fields["status"] != previous:
+        ticket.status = fields["status"]
+        ticket.updated_at = clock.now()
+        ticket.save()
+        emit(tenant_id, "ticket.status_changed", {
+            "object": "ticket",
+            "id": str(ticket.id),
+            "status": ticket.status,
+            "previous_status": previous,
+            "changed_at": clock.isoformat(ticket.updated_at),
+            "changed_by": fields["changed_by"],
+            "change_source": fields["change_source"],
+            "source_kind": "observed",
+        })
+    return ticket_dto(ticket)

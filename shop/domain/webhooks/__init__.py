@@ -1,0 +1,1 @@
+"""Webhooks (spec: Webhook subscriptions; Events: delivery, signing, destination protection)."""

@@ -1,0 +1,67 @@
+"""The deliveries of a subscription as the API shows them: list, summary, redeliver."""
+
+from peewee import fn
+
+from shop import clock
+from shop.db import write_transaction
+from shop.domain.events import outbox
+from shop.domain.webhooks.subscriptions import delivery_dto, get_subscription_or_404
+from shop.models import WebhookDelivery
+from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
+from shop.platform.errors import ApiError
+from shop.platform.pagination import paginate
+
+ORDER = [(WebhookDelivery.created_at, True), (WebhookDelivery.id, True)]
+
+
+def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: str | None) -> dict:
+    """A subscription's deliveries, newest first."""
+    sub = get_subscription_or_404(tenant_id, subscription_id)
+    query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
+    return paginate(query, ORDER, limit, cursor).envelope(delivery_dto)
+
+
+def summary(tenant_id: str, subscription_id: str) -> dict:
+    """Counts per status, with pending = pending + retrying, and the latest delivery and attempt."""
+    sub = get_subscription_or_404(tenant_id, subscription_id)
+    columns = (WebhookDelivery.status, fn.COUNT(WebhookDelivery.id), fn.MAX(WebhookDelivery.delivered_at),
+               fn.MAX(WebhookDelivery.last_attempt_at))
+    rows = (WebhookDelivery.select(*columns).where(WebhookDelivery.subscription == sub.id)
+            .group_by(WebhookDelivery.status).tuples())
+    counts = dict.fromkeys(DELIVERY_STATUSES, 0)
+    delivered_at, attempted_at = [], []
+    for status, count, last_delivered, last_attempt in rows:
+        counts[status] = count
+        delivered_at += [last_delivered] if last_delivered else []
+        attempted_at += [last_attempt] if last_attempt else []
+    return {"object": "webhook_delivery_summary", "subscription_id": sub.id, "total": sum(counts.values()),
+            "counts": counts, "pending": counts["pending"] + counts["retrying"],
+            "last_delivered_at": _latest(delivered_at), "last_attempt_at": _latest(attempted_at)}
+
+
+def _latest(stamps: list) -> str | None:
+    """The latest of stored timestamps (aggregates come back as text) in the API's form."""
+    if not stamps:
+        return None
+    return clock.isoformat(max(WebhookDelivery.delivered_at.python_value(stamp) for stamp in stamps))
+
+
+def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
+    """Queue a finished delivery again: same payload and event id, attempt counter reset."""
+    with write_transaction():
+        sub = get_subscription_or_404(tenant_id, subscription_id)
+        delivery = (WebhookDelivery.for_tenant(tenant_id)
+                    .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
+                    .first())
+        if delivery is None:
+            raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
+        if delivery.status in IN_FLIGHT:
+            raise ApiError(422, "delivery_in_flight", "This delivery is still pending or retrying.")
+        if not sub.enabled:
+            raise ApiError(422, "subscription_disabled", "This subscription is disabled; enable it first.")
+        now = clock.now()
+        delivery.status, delivery.attempts, delivery.next_attempt_at = "pending", 0, now
+        delivery.claimed_until, delivery.updated_at = None, now
+        delivery.save()
+        outbox.enqueue([delivery.id])
+    return delivery_dto(delivery)

@@ -1,0 +1,266 @@
+"""Webhook subscriptions: create, change, delete, rotate the signing secret, ping."""
+
+import re
+import secrets
+from datetime import date, timedelta
+
+from flask import current_app
+from peewee import CharField
+
+from shop import clock
+from shop.db import write_transaction
+from shop.domain.events import catalog, outbox
+from shop.domain.webhooks import destinations
+from shop.models import Event, WebhookDelivery, WebhookSubscription
+from shop.models.webhooks import IN_FLIGHT
+from shop.platform import secretbox
+from shop.platform.errors import ApiError
+from shop.platform.pagination import Page, decode_cursor, encode_cursor, paginate
+
+# version dates the service knows, oldest first; a subscription pins one (spec: Versioning)
+API_VERSIONS = ("2026-11-01",)
+VERSION_HEADER = "Service-Version"
+SECRET_GRACE = timedelta(hours=24)
+ORDER = [(WebhookSubscription.created_at, True), (WebhookSubscription.id, True)]
+DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def new_subscription_id() -> str:
+    """whsub_ and an unguessable token."""
+    return "whsub_" + secrets.token_hex(12)
+
+
+def new_signing_secret() -> str:
+    """whsec_ and 32 random bytes; the HMAC key is the whole string as UTF-8."""
+    return "whsec_" + secrets.token_urlsafe(32)
+
+
+def resolve_api_version(header: str | None) -> str:
+    """The version a request asks for: the newest known version dated on or before its date."""
+    if header is None:
+        return API_VERSIONS[-1]
+    try:
+        asked = date.fromisoformat(header) if DATE_SHAPE.match(header) else None
+    except ValueError:
+        asked = None
+    known = [version for version in API_VERSIONS if date.fromisoformat(version) <= (asked or date.min)]
+    if asked is None or not known:
+        raise ApiError(400, "invalid_field",
+                       f"{VERSION_HEADER} must be a date (YYYY-MM-DD) on or after {API_VERSIONS[0]}.",
+                       param=VERSION_HEADER)
+    return known[-1]
+
+
+def check_url(url: str, config=None) -> str:
+    """The URL if it passes the destination screen, else 400 invalid_field on url."""
+    try:
+        return destinations.screen_url_for_config(url, config if config is not None else current_app.config)
+    except destinations.UrlRejected as error:
+        raise ApiError(400, "invalid_field", str(error), param="url") from None
+
+
+def check_event_scopes(key_scopes: list[str], events: list[str]) -> None:
+    """403 insufficient_scope naming every read scope the key lacks for these event families."""
+    missing = [scope for scope in catalog.required_scopes(events) if scope not in key_scopes]
+    if missing:
+        raise ApiError(403, "insufficient_scope",
+                       f"Subscribing to these events needs the {', '.join(missing)} scope"
+                       f"{'s' if len(missing) > 1 else ''}, which this API key lacks.",
+                       param="events", details={"required_scope": missing[0], "required_scopes": missing})
+
+
+def subscription_dto(sub: WebhookSubscription) -> dict:
+    """A webhook_subscription as every response but create and rotate shows it (no secret)."""
+    return {
+        "object": "webhook_subscription",
+        "id": sub.id,
+        "url": sub.url,
+        "description": sub.description,
+        "enabled": sub.enabled,
+        "events": sub.events,
+        "api_version": sub.api_version,
+        "last_error": sub.last_error,
+        "disabled_at": clock.isoformat(sub.disabled_at),
+        "created_at": clock.isoformat(sub.created_at),
+        "updated_at": clock.isoformat(sub.updated_at),
+    }
+
+
+def delivery_dto(delivery: WebhookDelivery) -> dict:
+    """A webhook_delivery object."""
+    return {
+        "object": "webhook_delivery",
+        "id": delivery.id,
+        "subscription_id": delivery.subscription_id,
+        "event_id": delivery.event_id,
+        "event_type": delivery.event_type,
+        "status": delivery.status,
+        "attempts": delivery.attempts,
+        "last_status_code": delivery.last_status_code,
+        "last_error": delivery.last_error,
+        "response_ms": delivery.response_ms,
+        "next_attempt_at": clock.isoformat(delivery.next_attempt_at),
+        "last_attempt_at": clock.isoformat(delivery.last_attempt_at),
+        "delivered_at": clock.isoformat(delivery.delivered_at),
+        "created_at": clock.isoformat(delivery.created_at),
+        "updated_at": clock.isoformat(delivery.updated_at),
+    }
+
+
+def live_subscriptions(tenant_id: str):
+    """The tenant's subscriptions that have not been deleted."""
+    return WebhookSubscription.for_tenant(tenant_id).where(WebhookSubscription.deleted_at.is_null())
+
+
+def get_subscription_or_404(tenant_id: str, subscription_id: str) -> WebhookSubscription:
+    """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one)."""
+    sub = None
+    if subscription_id.startswith("whsub_") and len(subscription_id) <= 40:
+        sub = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id).first()
+    if sub is None:
+        raise ApiError(404, "not_found", f"No webhook subscription {subscription_id[:60]!r}.")
+    return sub
+
+
+def create_subscription(tenant_id: str, key_scopes: list[str], body: dict, api_version: str) -> dict:
+    """A new subscription; the response is the only time its first signing secret is shown."""
+    url = check_url(body["url"])
+    check_event_scopes(key_scopes, body["events"])
+    secret = new_signing_secret()
+    now = clock.now()
+    with write_transaction():
+        sub = WebhookSubscription.create(
+            id=new_subscription_id(), tenant=tenant_id, url=url, events=body["events"],
+            description=body.get("description"), enabled=body["enabled"], api_version=api_version,
+            secret_encrypted=secretbox.encrypt(secret), secret_generation=1, created_at=now, updated_at=now)
+    return {**subscription_dto(sub), "signing_secret": secret}
+
+
+def list_subscriptions(tenant_id: str, limit: int, cursor: str | None) -> dict:
+    """One page of the tenant's subscriptions, newest first."""
+    return paginate(live_subscriptions(tenant_id), ORDER, limit, cursor).envelope(subscription_dto)
+
+
+def get_subscription(tenant_id: str, subscription_id: str) -> dict:
+    """One subscription, without its secret."""
+    return subscription_dto(get_subscription_or_404(tenant_id, subscription_id))
+
+
+def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: str, changes: dict) -> dict:
+    """Change the fields given; a new `events` passes the scope gate, disabling dead-letters."""
+    if "url" in changes:
+        changes["url"] = check_url(changes["url"])
+    with write_transaction():
+        sub = get_subscription_or_404(tenant_id, subscription_id)
+        if "events" in changes:
+            check_event_scopes(key_scopes, changes["events"])
+        changed = {name: value for name, value in changes.items() if getattr(sub, name) != value}
+        if not changed:
+            return subscription_dto(sub)
+        if changed.get("enabled") is False:
+            dead_letter(sub)
+        if changed.get("enabled") is True:
+            sub.disabled_at = None  # re-enabled: the auto-disable notice no longer applies
+        for name, value in changed.items():
+            setattr(sub, name, value)
+        sub.updated_at = clock.now()
+        sub.save()
+    return subscription_dto(sub)
+
+
+def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
+    """Delete a subscription: gone from the API, its secrets erased, its queued deliveries dead."""
+    with write_transaction():
+        sub = get_subscription_or_404(tenant_id, subscription_id)
+        dead_letter(sub)
+        now = clock.now()
+        (WebhookSubscription.update(deleted_at=now, updated_at=now, enabled=False, secret_encrypted=None,
+                                    previous_secret_encrypted=None, previous_secret_expires_at=None)
+         .where(WebhookSubscription.id == sub.id).execute())
+    return {"object": "webhook_subscription", "id": sub.id, "deleted": True}
+
+
+def dead_letter(sub: WebhookSubscription) -> int:
+    """End every pending or retrying delivery of a subscription (it was disabled or deleted)."""
+    now = clock.now()
+    return (WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
+            .where((WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT))
+            .execute())
+
+
+def rotate_secret(tenant_id: str, subscription_id: str) -> dict:
+    """A new current secret; the previous one stays valid for 24 hours, and until then no new rotation."""
+    with write_transaction():
+        sub = get_subscription_or_404(tenant_id, subscription_id)
+        now = clock.now()
+        if sub.previous_secret_expires_at is not None and sub.previous_secret_expires_at > now:
+            expires = clock.isoformat(sub.previous_secret_expires_at)
+            raise ApiError(409, "rotation_in_progress",
+                           f"The previous signing secret is valid until {expires}; rotate again after that.",
+                           details={"previous_signing_secret_expires_at": expires})
+        secret = new_signing_secret()
+        sub.previous_secret_encrypted = sub.secret_encrypted
+        sub.previous_secret_expires_at = now + SECRET_GRACE
+        sub.secret_encrypted = secretbox.encrypt(secret)
+        sub.secret_generation += 1
+        sub.secret_rotated_at = sub.updated_at = now
+        sub.save()
+    return {**subscription_dto(sub), "signing_secret": secret,
+            "previous_signing_secret_expires_at": clock.isoformat(sub.previous_secret_expires_at),
+            "signing_secret_generation": sub.secret_generation}
+
+
+def signing_secrets(sub: WebhookSubscription, secret_key: str | None = None) -> list[str]:
+    """The secrets a delivery is signed with now: the current one, then the previous during its grace."""
+    current = [secretbox.decrypt(sub.secret_encrypted, secret_key)] if sub.secret_encrypted else []
+    expires = sub.previous_secret_expires_at
+    if expires is not None and expires > clock.now() and sub.previous_secret_encrypted:
+        current.append(secretbox.decrypt(sub.previous_secret_encrypted, secret_key))
+    return current
+
+
+def ping(tenant_id: str, subscription_id: str) -> dict:
+    """A webhook.ping event and a pending delivery of it to this subscription only."""
+    with write_transaction():
+        sub = get_subscription_or_404(tenant_id, subscription_id)
+        if not sub.enabled:
+            raise ApiError(422, "subscription_disabled",
+                           "This subscription is disabled; enable it before sending a ping.")
+        # not events.emit(): a ping goes to the subscription it names, never fanned out to others
+        event = Event.create(id=outbox.new_event_id(), tenant=tenant_id, type="webhook.ping",
+                             api_version="v1", data={"subscription_id": sub.id}, created=clock.now())
+        delivery = outbox.queue_delivery(sub, event)
+        outbox.enqueue([delivery.id])
+    return delivery_dto(delivery)
+
+
+def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubscription:
+    """A subscription from a fixture file (ids and timestamps kept; the URL screened as at create)."""
+    from flask import has_app_context
+
+    from shop.config import load_config
+
+    check_url(item["url"], current_app.config if has_app_context() else load_config())
+    secret = item.pop("signing_secret", None) or new_signing_secret()
+    now = clock.now()
+    fields = {"id": new_subscription_id(), "api_version": API_VERSIONS[-1], "created_at": now, **item}
+    sub = WebhookSubscription.create(tenant=tenant_id, secret_encrypted=secretbox.encrypt(secret),
+                                     updated_at=fields["created_at"], **fields)
+    summary.setdefault("webhook_subscriptions", []).append(
+        {"id": sub.id, "tenant": tenant_id, "signing_secret": secret})
+    return sub
+
+
+def list_event_types(limit: int, cursor: str | None) -> dict:
+    """One page of the live event catalog, in the spec's order."""
+    start = 0
+    if cursor:
+        (last,) = decode_cursor(cursor, [CharField()])
+        if last not in catalog.EVENT_TYPES:
+            raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
+                           param="cursor")
+        start = catalog.EVENT_TYPES.index(last) + 1
+    entries = catalog.CATALOG[start:start + limit]
+    has_more = start + limit < len(catalog.CATALOG)
+    next_cursor = encode_cursor([entries[-1][0]]) if has_more else None
+    return Page(list(entries), has_more, next_cursor).envelope(catalog.event_type_dto)

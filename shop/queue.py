@@ -1,0 +1,56 @@
+"""The job queue: the `huey` object (it imports no task) and enqueue(), the one way code queues a job.
+
+Nothing is opened at import: `setup()` points the queue and the database at the configured file.
+The app factory calls it, the worker command calls it, and a queue used before either (a
+`huey_consumer tasks.huey` scheduler thread, a script) sets itself up from the environment.
+"""
+
+import uuid
+
+from huey import Huey
+from huey.registry import Message
+
+from shop.config import load_config
+from shop.db import init_database
+from shop.queue_storage import SharedFileSqliteStorage
+
+# the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
+DELIVER_WEBHOOK = "tasks.webhooks.deliver_webhook"
+SEND_MESSAGE = "tasks.messages.send_message"
+
+_settings: dict = {}
+
+
+def setup(config) -> None:
+    """Open the app's database file for the queue and the jobs, and keep `config` for the jobs."""
+    busy_timeout = float(config["DB_BUSY_TIMEOUT_SECONDS"])
+    init_database(config["DATABASE"], busy_timeout)
+    huey.storage.use_file(config["DATABASE"], busy_timeout)
+    _settings["config"] = config
+
+
+def settings():
+    """The configuration the queue was set up with (loaded from the environment if it was not)."""
+    if "config" not in _settings:
+        setup(load_config())
+    return _settings["config"]
+
+
+huey = Huey(
+    "shop",
+    storage_class=SharedFileSqliteStorage,
+    journal_mode="wal",
+    results=False,
+    create_tables=False,
+    on_first_use=settings,
+)
+
+
+def enqueue(task: str, *args) -> None:
+    """Queue the job named `task` (one of the names above) with plain arguments: ids, never rows.
+
+    The message names the job instead of holding it, so the web app never imports `tasks`; inside
+    one of the app's write transactions the job commits with it (shop.queue_storage).
+    """
+    message = Message(str(uuid.uuid4()), task, None, 0, 0, None, args, {})
+    huey.storage.enqueue(huey.serializer.serialize(message))

@@ -1,0 +1,125 @@
+"""Huey's SQLite storage, tuned for sharing one file with the app and running several workers."""
+
+import contextlib
+import threading
+
+from huey.constants import EmptyData
+from huey.storage import SqliteStorage
+
+from shop.db import db as app_db
+from shop.db import writer_gate
+
+
+class SharedFileSqliteStorage(SqliteStorage):
+    """SqliteStorage with these changes, each measured in docs/performance.md:
+
+    - synchronous=NORMAL like the app's connections (SqliteHuey runs FULL: an fsync per enqueue;
+      in WAL mode NORMAL is still safe against corruption and loses at most the last commits on a
+      power cut);
+    - a connection per thread instead of one connection behind one lock, so worker threads do not
+      queue behind each other for reads;
+    - pop_data looks before it takes the write lock: after every task Huey pops the task's revoke
+      key, which almost never exists;
+    - a task enqueued inside one of the app's write transactions is written in that transaction:
+      it commits with the rows it is about, or not at all, and costs no transaction of its own;
+    - the schema is created only when missing (the app creates it with its own tables): setting
+      the queue up inside a transaction must not wait for the lock it holds;
+    - no file at construction: `use_file()` names it (shop.queue.setup), and a storage used before
+      that calls `on_first_use` to set itself up, so importing the queue opens nothing.
+    """
+
+    OWN_OBJECTS = ("kv", "schedule", "task", "counter", "schedule_queue_timestamp", "task_queue_priority_id")
+
+    begin_sql = "begin immediate"
+
+    def __init__(self, *args, on_first_use=None, **kwargs):
+        self._local = threading.local()
+        self._on_first_use = on_first_use
+        super().__init__(*args, filename=None, **kwargs)
+
+    def use_file(self, path: str, busy_timeout: float) -> None:
+        """Keep the queue in the database file at `path`, creating its tables there if missing."""
+        if self.filename == path:
+            return
+        self.close()
+        self.filename, self._timeout = path, busy_timeout
+        self.initialize_schema()
+
+    def _file(self) -> str:
+        """The database file, set up on first use when nothing named it yet."""
+        if self.filename is None and self._on_first_use is not None:
+            self._on_first_use()
+        return self.filename
+
+    def _create_connection(self):
+        conn = super()._create_connection()
+        conn.execute("pragma synchronous=1")
+        return conn
+
+    @property
+    def conn(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self._file()
+            conn = self._local.conn = self._create_connection()
+        return conn
+
+    @contextlib.contextmanager
+    def db(self, commit=False, close=False):
+        if commit:
+            with writer_gate.held(), self._cursor(commit, close) as cursor:
+                yield cursor
+        else:
+            with self._cursor(commit, close) as cursor:
+                yield cursor
+
+    @contextlib.contextmanager
+    def _cursor(self, commit, close):
+        conn = self.conn
+        cursor = conn.cursor()
+        try:
+            if commit:
+                cursor.execute(self.begin_sql)
+            yield cursor
+        except Exception:
+            if commit:
+                conn.rollback()
+            raise
+        else:
+            if commit:
+                conn.commit()
+        finally:
+            cursor.close()
+            if close:
+                conn.close()
+                self._local.conn = None
+
+    def close(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            return False
+        conn.close()
+        self._local.conn = None
+        return True
+
+    def _in_app_transaction(self) -> bool:
+        return app_db.in_transaction() and app_db.database == self._file()
+
+    def initialize_schema(self):
+        marks = ",".join("?" * len(self.OWN_OBJECTS))
+        present = self.sql(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
+                           self.OWN_OBJECTS, results=True)[0][0]
+        if present < len(self.OWN_OBJECTS):
+            super().initialize_schema()
+
+    def enqueue(self, data, priority=None):
+        if self._in_app_transaction():
+            app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
+                               (self.name, self.to_blob(data), priority or 0))
+        else:
+            super().enqueue(data, priority)
+
+    def pop_data(self, key):
+        if self.peek_data(key) is EmptyData:
+            return EmptyData
+        return super().pop_data(key)
