@@ -15,8 +15,11 @@ def _at_most(limit: str) -> list[str]:
         low = "1" if place == 0 else "0"
         if int(digit) > int(low):
             below = f"[{low}-{int(digit) - 1}]" if int(digit) - 1 > int(low) else low
-            alternatives.append(limit[:place] + below + (f"[0-9]{{{len(limit) - place - 1}}}"
-                                                         if place < len(limit) - 1 else ""))
+            alternatives.append(
+                limit[:place]
+                + below
+                + (f"[0-9]{{{len(limit) - place - 1}}}" if place < len(limit) - 1 else "")
+            )
     alternatives.append(limit)
     return alternatives
 
@@ -37,6 +40,7 @@ _ID = re.compile(ID_PATTERN.replace("$", r"\Z"))
 def parse_id(raw: str, param: str = "id") -> int:
     """The integer in a path segment, or 400 invalid_id (digits only, 1..2,147,483,647)."""
     if not _ID.match(raw):
-        raise ApiError(400, "invalid_id", f"{param} must be a positive integer no larger than {INT32_MAX}.",
-                       param=param)
+        raise ApiError(
+            400, "invalid_id", f"{param} must be a positive integer no larger than {INT32_MAX}.", param=param
+        )
     return int(raw)

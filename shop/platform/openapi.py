@@ -12,26 +12,50 @@ REQUEST_ID_EXAMPLE = "req_5f2c0e5b9a1d4c7e8f0a1b2c"
 ERRORS = {
     "400": ("invalid_request_error", "invalid_field", "A parameter, header or field is invalid.", "param"),
     "401": ("authentication_error", "unauthorized", "Missing, malformed, revoked or expired API key.", None),
-    "402": ("payment_required_error", "upgrade_required",
-            "The plan lacks API access or billing needs attention (upgrade_required, payment_required, "
-            "billing_subscription_required).", None),
+    "402": (
+        "payment_required_error",
+        "upgrade_required",
+        "The plan lacks API access or billing needs attention (upgrade_required, payment_required, "
+        "billing_subscription_required).",
+        None,
+    ),
     "403": ("permission_error", "insufficient_scope", "This API key lacks the required scope.", None),
     "404": ("not_found_error", "not_found", "No such record (or another tenant's).", None),
-    "405": ("method_not_allowed_error", "method_not_allowed",
-            "Method not allowed on this path; the Allow header lists the accepted ones.", None),
-    "409": ("conflict_error", "idempotency_key_reuse",
-            "This Idempotency-Key was used with a different request, or its first request is still "
-            "running (idempotency_in_progress).", "Idempotency-Key"),
+    "405": (
+        "method_not_allowed_error",
+        "method_not_allowed",
+        "Method not allowed on this path; the Allow header lists the accepted ones.",
+        None,
+    ),
+    "409": (
+        "conflict_error",
+        "idempotency_key_reuse",
+        "This Idempotency-Key was used with a different request, or its first request is still "
+        "running (idempotency_in_progress).",
+        "Idempotency-Key",
+    ),
     "413": ("invalid_request_error", "payload_too_large", "The request body is too large.", None),
-    "415": ("unsupported_media_type_error", "unsupported_media_type",
-            "A write with a body must use Content-Type: application/json.", None),
+    "415": (
+        "unsupported_media_type_error",
+        "unsupported_media_type",
+        "A write with a body must use Content-Type: application/json.",
+        None,
+    ),
     "422": ("unprocessable_error", "unprocessable", "A business rule refused the request.", None),
-    "429": ("rate_limit_error", "rate_limited",
-            "Too many requests for this key, or too many failed authentications from this address.", None),
+    "429": (
+        "rate_limit_error",
+        "rate_limited",
+        "Too many requests for this key, or too many failed authentications from this address.",
+        None,
+    ),
     "500": ("api_error", "internal_error", "An unexpected error occurred.", None),
     "503": ("service_unavailable_error", "tenant_suspended", "This account is suspended.", None),
-    "504": ("api_error", "api_usage_timeout", "The usage rollup exceeded its time budget; retry with "
-            "a shorter window.", None),
+    "504": (
+        "api_error",
+        "api_usage_timeout",
+        "The usage rollup exceeded its time budget; retry with a shorter window.",
+        None,
+    ),
 }
 WRITE_METHODS = ("post", "put", "patch", "delete")
 HTTP_METHODS = ("get", "head", "post", "put", "patch", "delete", "options", "trace")
@@ -40,43 +64,70 @@ HEADERS = {
     "X-Request-Id": ("The request's id, also in error bodies as request_id.", {"type": "string"}),
     "RateLimit-Limit": ("The key's bucket capacity.", {"type": "integer", "minimum": 0}),
     "RateLimit-Remaining": ("Tokens left in the key's bucket.", {"type": "integer", "minimum": 0}),
-    "RateLimit-Reset": ("Seconds until the bucket is full (on 429: equal to Retry-After).",
-                        {"type": "integer", "minimum": 0}),
+    "RateLimit-Reset": (
+        "Seconds until the bucket is full (on 429: equal to Retry-After).",
+        {"type": "integer", "minimum": 0},
+    ),
     "Retry-After": ("Seconds to wait before retrying.", {"type": "integer", "minimum": 0}),
 }
 RATE_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 
 IDEMPOTENCY_HEADER = {
-    "name": "Idempotency-Key", "in": "header", "required": False,
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
     "description": "Makes a retry safe: the first response is saved for 24 hours and replayed to an "
-                   "identical retry. 1 to 255 visible ASCII characters, else 400 invalid_idempotency_key.",
+    "identical retry. 1 to 255 visible ASCII characters, else 400 invalid_idempotency_key.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
 }
 
 # how each kind of id in a path is written; a numeric id outside ID_PATTERN is 400 invalid_id, an
 # unknown webhook or delivery id is 404; examples name records of the demo and contract fixtures
 NUMERIC_ID = {"type": "string", "pattern": ID_PATTERN, "maxLength": 10}
-NUMERIC_ID_TEXT = ("A positive integer of at most 2,147,483,647 written in 1 to 10 ASCII digits (leading "
-                   "zeros allowed); anything else is 400 invalid_id.")
-PATH_EXAMPLES = {"/api/v1/appointments": "200", "/api/v1/messages/conversations": "10",
-                 "/api/v1/messages": "100", "/api/v1/notifications": "50"}
+NUMERIC_ID_TEXT = (
+    "A positive integer of at most 2,147,483,647 written in 1 to 10 ASCII digits (leading "
+    "zeros allowed); anything else is 400 invalid_id."
+)
+PATH_EXAMPLES = {
+    "/api/v1/appointments": "200",
+    "/api/v1/messages/conversations": "10",
+    "/api/v1/messages": "100",
+    "/api/v1/notifications": "50",
+}
 STRING_IDS = {
-    "webhooks": ({"type": "string", "pattern": "^whsub_[A-Za-z0-9_-]{8,34}$",
-                  "example": "whsub_3f9a2c1b7e8d4f6011223344"},
-                 "A webhook subscription id (whsub_...); an unknown one is 404."),
-    "delivery_id": ({"type": "string", "pattern": "^whd_[A-Za-z0-9_-]{8,34}$",
-                     "example": "whd_8c1e2f3a4b5d6e7f00112233"},
-                    "A webhook delivery id (whd_...); an unknown one is 404."),
+    "webhooks": (
+        {
+            "type": "string",
+            "pattern": "^whsub_[A-Za-z0-9_-]{8,34}$",
+            "example": "whsub_3f9a2c1b7e8d4f6011223344",
+        },
+        "A webhook subscription id (whsub_...); an unknown one is 404.",
+    ),
+    "delivery_id": (
+        {"type": "string", "pattern": "^whd_[A-Za-z0-9_-]{8,34}$", "example": "whd_8c1e2f3a4b5d6e7f00112233"},
+        "A webhook delivery id (whd_...); an unknown one is 404.",
+    ),
 }
 
 
 def _error_response(status: str, description: str | None = None) -> dict:
     kind, code, message, param = ERRORS[status]
-    example = {"error": {"type": kind, "code": code, "message": message, "param": param,
-                         "details": None, "request_id": REQUEST_ID_EXAMPLE}}
-    return {"description": description or message,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"},
-                                             "example": example}}}
+    example = {
+        "error": {
+            "type": kind,
+            "code": code,
+            "message": message,
+            "param": param,
+            "details": None,
+            "request_id": REQUEST_ID_EXAMPLE,
+        }
+    }
+    return {
+        "description": description or message,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}, "example": example}
+        },
+    }
 
 
 def _header_ref(name: str, required: bool) -> dict:
@@ -96,8 +147,11 @@ def _describe_path_ids(path: str, item: dict) -> None:
     for parameter in item.get("parameters", []):
         if parameter.get("in") != "path":
             continue
-        kind = parameter["name"] if parameter["name"] == "delivery_id" else (
-            "webhooks" if path.startswith("/api/v1/webhooks/") else None)
+        kind = (
+            parameter["name"]
+            if parameter["name"] == "delivery_id"
+            else ("webhooks" if path.startswith("/api/v1/webhooks/") else None)
+        )
         if kind:
             schema, description = STRING_IDS[kind]
             parameter.update(schema=dict(schema), description=description)
@@ -112,8 +166,10 @@ def _can_be_invalid(operation: dict, path_parameters: list) -> bool:
         return True
     if any(p["schema"].get("pattern") == ID_PATTERN for p in path_parameters):
         return True
-    return any(p["in"] == "header" or p["in"] == "query" and not p["schema"].get("x-ignored-when-malformed")
-               for p in operation.get("parameters", []))
+    return any(
+        p["in"] == "header" or p["in"] == "query" and not p["schema"].get("x-ignored-when-malformed")
+        for p in operation.get("parameters", [])
+    )
 
 
 def _statuses(path: str, method: str, operation: dict, path_parameters: list, ungated: bool) -> set[str]:

@@ -50,8 +50,8 @@ class Blueprint(_Blueprint):
 
         def decorator(func):
             header = {"name": "Idempotency-Key", "in": "header", "required": required,
-                      "description": f"Required: {min_length} to 255 visible ASCII characters, else 400 "
-                                     "invalid_idempotency_key. An identical retry replays the first response.",
+                      "description": f"{min_length} to 255 visible ASCII characters, else 400 "
+                                     "invalid_idempotency_key; an identical retry gets the first response.",
                       "schema": {"type": "string", "minLength": min_length, "maxLength": 255,
                                  "pattern": "^[!-~]+$"}}
             func = self.doc(parameters=[header])(func)
