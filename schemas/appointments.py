@@ -22,7 +22,7 @@ def _code(code: str, **kwargs) -> dict:
 class LocalDate(ma.fields.Field):
     """A real calendar date written YYYY-MM-DD (2026-02-30 is refused)."""
 
-    OPENAPI = {"type": "string", "format": "date", "pattern": f"^{DATE_PATTERN.pattern}$",
+    OPENAPI = {"type": "string", "format": "date", "pattern": f"^{DATE_PATTERN.pattern}$", "maxLength": 10,
                "example": "2026-12-01"}
 
     def _deserialize(self, value, attr, data, **kwargs):

@@ -5,7 +5,7 @@ import datetime
 import marshmallow as ma
 
 INT32_MAX = 2_147_483_647
-CURSOR_MAX_LENGTH = 512
+CURSOR_MAX_LENGTH = 256
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"  # a newline before $ then fails the signature
 
 

@@ -99,12 +99,18 @@ STRING_IDS = {
         {
             "type": "string",
             "pattern": "^whsub_[A-Za-z0-9_-]{8,34}$",
+            "maxLength": 40,
             "example": "whsub_3f9a2c1b7e8d4f6011223344",
         },
         "A webhook subscription id (whsub_...); an unknown one is 404.",
     ),
     "delivery_id": (
-        {"type": "string", "pattern": "^whd_[A-Za-z0-9_-]{8,34}$", "example": "whd_8c1e2f3a4b5d6e7f00112233"},
+        {
+            "type": "string",
+            "pattern": "^whd_[A-Za-z0-9_-]{8,34}$",
+            "maxLength": 38,
+            "example": "whd_8c1e2f3a4b5d6e7f00112233",
+        },
         "A webhook delivery id (whd_...); an unknown one is 404.",
     ),
 }

@@ -2,6 +2,7 @@
 
 import re
 import uuid
+from urllib.parse import quote
 
 import pytest
 import schemathesis
@@ -9,7 +10,10 @@ from hypothesis import HealthCheck, settings
 from playhouse.shortcuts import model_to_dict
 from schemathesis import checks
 
+from schemas.common import CURSOR_PATTERN
+from shop import gunicorn_conf
 from shop.models import Appointment, Notification, WebhookDelivery, WebhookSubscription
+from shop.platform.ids import ID_PATTERN
 from tests.conftest import auth_headers, tenant_fixture
 
 KEY = "sk_test_acme_token_0001"
@@ -320,3 +324,46 @@ def test_the_documented_id_pattern_is_the_parser(client, acme, raw, accepted):
     assert bool(re.search(item["parameters"][0]["schema"]["pattern"], raw)) is accepted
     status = client.get(f"/api/v1/appointments/{raw}", headers=acme).status_code
     assert status == (404 if accepted else 400)
+
+
+# patterns whose every match is URL-unreserved ASCII (letters, digits, - . _ ~): one byte a character
+UNRESERVED_PATTERNS = {
+    ID_PATTERN,
+    CURSOR_PATTERN,
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+    "^whsub_[A-Za-z0-9_-]{8,34}$",
+    "^whd_[A-Za-z0-9_-]{8,34}$",
+}
+
+
+def longest_in_url(schema: dict) -> int:
+    """Bytes the longest value the document allows takes in a URL, percent-encoded."""
+    if "enum" in schema:
+        return max(len(quote(str(value), safe="")) for value in schema["enum"])
+    if schema["type"] == "integer":
+        return max(len(str(schema["maximum"])), len(str(schema.get("minimum", 0))))
+    if schema["type"] == "boolean":
+        return len("false")
+    assert schema["type"] == "string" and "maxLength" in schema, schema  # every string is bounded
+    # any other character is at most 4 UTF-8 bytes, each written %XX
+    return schema["maxLength"] * (1 if schema.get("pattern") in UNRESERVED_PATTERNS else 12)
+
+
+def longest_request_line(method: str, path: str, parameters: list) -> int:
+    """`METHOD /path?query HTTP/1.1` with every parameter at its longest."""
+    for parameter in (p for p in parameters if p["in"] == "path"):
+        path = path.replace(f"{{{parameter['name']}}}", "x" * longest_in_url(parameter["schema"]))
+    query = [len(p["name"]) + 1 + longest_in_url(p["schema"]) for p in parameters if p["in"] == "query"]
+    return len(method) + 1 + len(path) + (sum(query) + len(query) if query else 0) + len(" HTTP/1.1")
+
+
+def test_every_request_the_document_allows_fits_the_servers_request_line(client):
+    spec = client.get("/api/v1/openapi.json").get_json()
+    longest = {}
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS and path != "/api/v1/_probe":
+                parameters = item.get("parameters", []) + operation.get("parameters", [])
+                longest[operation["operationId"]] = longest_request_line(method.upper(), path, parameters)
+    assert max(longest.values()) <= gunicorn_conf.limit_request_line, max(longest.items(), key=lambda i: i[1])
+    assert longest["listAppointments"] > 7000  # the filters at their longest: the bound is not vacuous
