@@ -23,6 +23,14 @@ from shop.platform.smorest import Blueprint
 
 blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")
 
+SERVICE_VERSION = {
+    "name": webhooks.VERSION_HEADER, "in": "header", "required": False,
+    "description": "The API version the subscription's payloads follow: a date; the newest version "
+                   f"dated on or before it applies (absent: the newest, {webhooks.API_VERSIONS[-1]}). "
+                   f"A date before {webhooks.API_VERSIONS[0]} or any other value is 400 invalid_field.",
+    "schema": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+               "maxLength": 10},
+}
 FAMILY_SCOPES = ("insufficient_scope: the key lacks the webhook scope or the read scope of a subscribed "
                  "event family")
 
@@ -52,7 +60,7 @@ class WebhookViews(MethodView):
     @blp.response(201, WebhookWithSecretSchema)
     @blp.scope("webhooks.write")
     @blp.refuses(403, FAMILY_SCOPES)
-    @blp.doc(operationId="createWebhook")
+    @blp.doc(operationId="createWebhook", parameters=[SERVICE_VERSION])
     def post(self, body):
         """Create a subscription; its signing secret is shown in this response only."""
         version = webhooks.resolve_api_version(request.headers.get(webhooks.VERSION_HEADER))
