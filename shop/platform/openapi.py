@@ -162,8 +162,12 @@ def _describe_path_ids(path: str, item: dict) -> None:
             schema, description = STRING_IDS[kind]
             parameter.update(schema=dict(schema), description=description)
             continue
-        prefix = max((p for p in PATH_EXAMPLES if path.startswith(p + "/")), key=len)
-        parameter.update(schema={**NUMERIC_ID, "example": PATH_EXAMPLES[prefix]}, description=NUMERIC_ID_TEXT)
+        # a numeric id sits right after its collection; an id elsewhere keeps what its view declares
+        prefix = next((p for p in PATH_EXAMPLES if path.startswith(f"{p}/{{{parameter['name']}}}")), None)
+        if prefix is not None:
+            parameter.update(
+                schema={**NUMERIC_ID, "example": PATH_EXAMPLES[prefix]}, description=NUMERIC_ID_TEXT
+            )
 
 
 def _can_be_invalid(operation: dict, path_parameters: list) -> bool:
