@@ -9,8 +9,9 @@ from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, QueryInt32, S
 from shop.models.appointments import STATUSES
 from shop.platform.errors import ApiError
 
-DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-TIME_PATTERN = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+# ASCII digits only, matched whole: "\d" would take other scripts' digits and "$" a trailing newline
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+TIME_PATTERN = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 MAX_DURATION_MINUTES = 1440
 
 
@@ -21,8 +22,11 @@ def _code(code: str, **kwargs) -> dict:
 class LocalDate(ma.fields.Field):
     """A real calendar date written YYYY-MM-DD (2026-02-30 is refused)."""
 
+    OPENAPI = {"type": "string", "format": "date", "pattern": f"^{DATE_PATTERN.pattern}$", "maxLength": 10,
+               "example": "2026-12-01"}
+
     def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, str) or not DATE_PATTERN.match(value):
+        if not isinstance(value, str) or not DATE_PATTERN.fullmatch(value):
             raise ma.ValidationError("Must be a date written YYYY-MM-DD.")
         try:
             return date.fromisoformat(value)
@@ -36,14 +40,18 @@ class LocalDate(ma.fields.Field):
 class LocalTime(ma.fields.String):
     """A wall-clock time HH:MM, 24-hour (00:00 to 23:59)."""
 
+    OPENAPI = {"type": "string", "pattern": f"^{TIME_PATTERN.pattern}$", "example": "10:00"}
+
     def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, str) or not TIME_PATTERN.match(value):
+        if not isinstance(value, str) or not TIME_PATTERN.fullmatch(value):
             raise ma.ValidationError("Must be a time written HH:MM (00:00 to 23:59).")
         return value
 
 
 class Duration(ma.fields.Field):
     """Whole minutes, 1 to 1440: a JSON number, never a string, boolean or fraction."""
+
+    OPENAPI = {"type": "integer", "minimum": 1, "maximum": MAX_DURATION_MINUTES, "example": 60}
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -55,6 +63,9 @@ class Duration(ma.fields.Field):
 
 class TicketRef(ma.fields.Field):
     """A ticket id: a non-empty string, or a positive integer given as its digit string."""
+
+    OPENAPI = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 255},
+                         {"type": "integer", "minimum": 1, "maximum": INT32_MAX}], "example": "1001"}
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, int) and not isinstance(value, bool):
@@ -73,7 +84,7 @@ def _text(max_length: int, required: bool = False, allow_none: bool = True, mini
 
 def _email(**kwargs):
     return ma.fields.String(allow_none=True, validate=[ma.validate.Length(max=320), ma.validate.Email()],
-                            **kwargs)
+                            metadata={"format": "email"}, **kwargs)
 
 
 class AppointmentQueryArgsSchema(PaginationArgsSchema):
@@ -118,6 +129,8 @@ class ActivityBookingSchema(AppointmentCreateSchema):
 
 
 class AppointmentUpdateSchema(Schema):
+    OPENAPI = {"minProperties": 1}  # an empty body is 400 no_fields
+
     customer_name = _text(255, allow_none=False, minimum=1)
     customer_phone = _text(50, allow_none=False, minimum=1)
     customer_email = _email()

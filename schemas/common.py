@@ -5,6 +5,8 @@ import datetime
 import marshmallow as ma
 
 INT32_MAX = 2_147_483_647
+CURSOR_MAX_LENGTH = 256
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"  # a newline before $ then fails the signature
 
 
 class Schema(ma.Schema):
@@ -17,6 +19,8 @@ class Schema(ma.Schema):
 
 class Int32(ma.fields.Integer):
     """A positive integer that fits a signed 32-bit column (JSON: numbers only, no booleans)."""
+
+    OPENAPI = {"minimum": 1, "maximum": INT32_MAX}
 
     def __init__(self, **kwargs):
         kwargs.setdefault("strict", True)
@@ -109,8 +113,12 @@ class PaginationArgsSchema(Schema):
         unknown = ma.EXCLUDE
 
     limit = QueryInteger(load_default=25, validate=ma.validate.Range(min=1, max=100))
-    cursor = ma.fields.String(load_default=None, validate=ma.validate.Length(min=1, max=2000),
-                              metadata={"error_code": "invalid_cursor", "array_code": "invalid_cursor"})
+    # a cursor is two base64url parts; the bound keeps a request line with every filter at its
+    # longest under the server's limit (see shop/gunicorn_conf.py), far above any cursor issued
+    cursor = ma.fields.String(load_default=None, validate=[
+        ma.validate.Length(min=1, max=CURSOR_MAX_LENGTH), ma.validate.Regexp(CURSOR_PATTERN)],
+        metadata={"error_code": "invalid_cursor", "array_code": "invalid_cursor",
+                  "description": "The next_cursor of the previous page, unchanged."})
 
 
 def list_schema(item_schema, name: str):

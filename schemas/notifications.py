@@ -42,7 +42,8 @@ class NotificationScopeArgsSchema(Schema):
         unknown = ma.EXCLUDE
 
     # a string here so that an array or object is invalid_query; a wrong string is invalid_scope
-    scope = Str(load_default="global", metadata={"description": "`global` (default) or `user`."})
+    scope = Str(load_default="global", metadata={"description": "`global` (default) or `user`.",
+                                                 "enum": ["global", "user"]})
     user_email = Str(load_default=None, validate=ma.validate.Length(max=320),
                      metadata={"description": "The teammate's email; required when scope=user."})
 

@@ -4,6 +4,9 @@ import marshmallow as ma
 
 from schemas.common import Schema
 
+# documented bound only: the service ignores a longer value like any malformed one
+USAGE_PARAM_MAX_LENGTH = 64
+
 
 class UsageWindowSchema(Schema):
     since = ma.fields.String(allow_none=True)
@@ -33,14 +36,22 @@ class ApiUsageSchema(Schema):
     by_key = ma.fields.List(ma.fields.Nested(UsageByKeySchema))
 
 
+def _lenient(description: str):
+    return ma.fields.String(validate=ma.validate.Length(max=USAGE_PARAM_MAX_LENGTH), metadata={
+        "description": f"{description} A malformed value is ignored and the default applies.",
+        "x-ignored-when-malformed": True})
+
+
 class UsageQueryDocSchema(Schema):
     """Documented parameters; malformed values fall back to defaults instead of failing."""
 
     class Meta:
         unknown = ma.EXCLUDE
 
-    window_days = ma.fields.Integer(metadata={"description": "Lookback in days (default 30)"})
-    since = ma.fields.Integer(metadata={"description": "Window start, epoch ms, inclusive"})
-    until = ma.fields.Integer(metadata={"description": "Window end, epoch ms, exclusive"})
-    by_key = ma.fields.Boolean(metadata={"description": "true or 1 adds by_key"})
-    limit = ma.fields.Integer(metadata={"description": "Max by_key entries (default 100, max 1000)"})
+    # strings in the document: the service takes any value and ignores a malformed one, so the
+    # document must not call "abc" invalid (the bound keeps the request line short)
+    window_days = _lenient("Lookback in days, 1 to 36500 (default 30); ignored when since is set.")
+    since = _lenient("Window start in epoch milliseconds, inclusive; overrides window_days.")
+    until = _lenient("Window end in epoch milliseconds, exclusive (default now).")
+    by_key = _lenient("`true` or `1` adds by_key (the calling key only).")
+    limit = _lenient("Max by_key entries, 1 to 1000 (default 100).")

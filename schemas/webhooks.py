@@ -4,6 +4,7 @@ import marshmallow as ma
 
 from schemas.common import PaginationArgsSchema, Schema, list_schema
 from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
+from shop.domain.webhooks.destinations import MAX_URL_LENGTH
 
 TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
 
@@ -20,6 +21,11 @@ class StrictBoolean(ma.fields.Boolean):
 class EventTypes(ma.fields.Field):
     """A non-empty array of known event type names, or exactly ["*"]."""
 
+    OPENAPI = {"anyOf": [
+        {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(EVENT_TYPES)}},
+        {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "string", "enum": [WILDCARD]}},
+    ]}
+
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, list) or not value:
             raise ma.ValidationError("Must be a non-empty array of event type names, or [\"*\"].")
@@ -35,7 +41,11 @@ class EventTypes(ma.fields.Field):
 
 
 def _url_field(**kwargs):
-    return ma.fields.String(metadata={"example": "https://hooks.example.com/repair-shop"}, **kwargs)
+    # the shape only: the host must also be public (no private, loopback or metadata address)
+    return ma.fields.String(metadata={"example": "https://hooks.example.com/repair-shop", "format": "uri",
+                                      "pattern": "^https://", "maxLength": MAX_URL_LENGTH,
+                                      "description": "A public HTTPS URL; private, loopback and cloud "
+                                                     "metadata addresses are refused."}, **kwargs)
 
 
 class WebhookCreateSchema(Schema):

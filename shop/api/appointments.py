@@ -41,6 +41,7 @@ class AppointmentViews(MethodView):
     @blp.arguments(AppointmentQueryArgsSchema, location="query")
     @blp.response(200, AppointmentListSchema)
     @blp.scope("appointments.read")
+    @blp.doc(operationId="listAppointments")
     def get(self, args):
         """List appointments, latest scheduled_date first."""
         return domain.list_appointments(g.tenant.id, args)
@@ -48,6 +49,10 @@ class AppointmentViews(MethodView):
     @blp.arguments(AppointmentCreateSchema)
     @blp.response(201, AppointmentSchema)
     @blp.scope("appointments.write")
+    @blp.refuses(404, "not_found: the ticket_id names no visible ticket")
+    @blp.refuses(409, "slot_unavailable: the slot is taken; or an Idempotency-Key conflict")
+    @blp.refuses(422, "create_failed: the booking was refused")
+    @blp.doc(operationId="createAppointment")
     def post(self, body):
         """Book an appointment."""
         return domain.appointment_dto(domain.create_appointment(g.tenant.id, body))
@@ -58,6 +63,7 @@ class AppointmentViews(MethodView):
 @blp.arguments(SlotQueryArgsSchema, location="query")
 @blp.response(200, SlotListSchema)
 @blp.scope("appointments.read")
+@blp.doc(operationId="listAppointmentSlots")
 def slots(args):
     """Bookable slots of one day."""
     return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"), args["limit"],
@@ -69,6 +75,7 @@ class AppointmentByIdViews(MethodView):
     @id_first
     @blp.response(200, AppointmentSchema)
     @blp.scope("appointments.read")
+    @blp.doc(operationId="getAppointment")
     def get(self, id):
         """Retrieve an appointment."""
         return domain.appointment_dto(domain.find_appointment(g.tenant.id, id))
@@ -77,6 +84,10 @@ class AppointmentByIdViews(MethodView):
     @blp.arguments(AppointmentUpdateSchema)
     @blp.response(200, AppointmentSchema)
     @blp.scope("appointments.write")
+    @blp.refuses(409, "slot_unavailable, status_reset_required, status_transition_failed or "
+                      "status_reset_failed")
+    @blp.refuses(422, "update_failed: the change was refused")
+    @blp.doc(operationId="updateAppointment")
     def patch(self, changes, id):
         """Change fields, reschedule, link or unlink a ticket, or move the status."""
         return domain.appointment_dto(domain.update_appointment(g.tenant.id, id, changes))
@@ -87,6 +98,8 @@ class AppointmentByIdViews(MethodView):
 @blp.arguments(AppointmentCancelSchema)
 @blp.response(200, AppointmentSchema)
 @blp.scope("appointments.write")
+@blp.refuses(422, "cancel_failed: already cancelled")
+@blp.doc(operationId="cancelAppointment")
 def cancel(body, id):
     """Cancel an appointment (once)."""
     return domain.appointment_dto(domain.cancel_appointment(g.tenant.id, id, body.get("reason")))
@@ -97,6 +110,8 @@ def cancel(body, id):
 @blp.arguments(NoBodySchema)
 @blp.response(200, AppointmentSchema)
 @blp.scope("appointments.write")
+@blp.refuses(409, "status_transition_failed: not from this status; or an Idempotency-Key conflict")
+@blp.doc(operationId="completeAppointment")
 def complete(body, id):
     """Mark an appointment completed."""
     return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "completed"))
@@ -107,6 +122,8 @@ def complete(body, id):
 @blp.arguments(NoBodySchema)
 @blp.response(200, AppointmentSchema)
 @blp.scope("appointments.write")
+@blp.refuses(409, "status_transition_failed: not from this status; or an Idempotency-Key conflict")
+@blp.doc(operationId="markAppointmentNoShow")
 def no_show(body, id):
     """Mark an appointment as a no-show."""
     return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "no_show"))
@@ -117,6 +134,9 @@ def no_show(body, id):
 @blp.arguments(LinkTicketSchema)
 @blp.response(200, AppointmentSchema)
 @blp.scope("appointments.write")
+@blp.refuses(404, "not_found: no such appointment, or the ticket is missing, hidden, deleted or billing-only")
+@blp.refuses(422, "link_ticket_failed: the link could not be recorded")
+@blp.doc(operationId="linkAppointmentTicket")
 def link_ticket(body, id):
     """Link the appointment to a repair ticket."""
     return domain.appointment_dto(domain.link_ticket(g.tenant.id, id, body["ticket_id"]))

@@ -13,6 +13,7 @@ blp = Blueprint("customers", __name__, description="Customers")
 @blp.arguments(CustomerQueryArgsSchema, location="query")
 @blp.response(200, CustomerListSchema)
 @blp.scope("customers.read")
+@blp.doc(operationId="listCustomers")
 def customers(args):
     """List customers, newest first."""
     return list_customers(g.tenant.id, args["limit"], args["cursor"])

@@ -10,18 +10,31 @@ from shop.platform.smorest import Blueprint
 blp = Blueprint("discovery", __name__, description="Unauthenticated discovery endpoints")
 
 
-def _ok(description: str, mimetype: str = "application/json", kind: str = "object") -> dict:
+def _ok(description: str, schema: dict, mimetype: str = "application/json") -> dict:
     """The documented 200 of a discovery endpoint (they return plain dicts, not schema dumps)."""
-    return {"200": {"description": description, "content": {mimetype: {"schema": {"type": kind}}}}}
+    return {"200": {"description": description, "content": {mimetype: {"schema": schema}}}}
 
 
-UNAVAILABLE = {"503": {"description": "A dependency is unavailable.",
+def _closed(properties: dict) -> dict:
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+CHECKS = _closed({name: {"type": "string", "enum": ["ok", "unavailable"]} for name in ("database", "queue")})
+INDEX = _closed({"object": {"type": "string", "enum": ["api"]}, "version": {"type": "string", "enum": ["v1"]},
+                 "links": {"type": "object", "additionalProperties": {"type": "string"}}})
+HEALTHY = _closed({"object": {"type": "string", "enum": ["health"]},
+                   "status": {"type": "string", "enum": ["ok"]}, "checks": CHECKS})
+DOCUMENT = {"type": "object", "required": ["openapi", "info", "paths"],
+            "description": "An OpenAPI 3.0 document (this one)."}
+UNAVAILABLE = {"503": {"description": "service_unavailable: a dependency does not answer; details holds "
+                                      "every check (database, queue) as ok or unavailable.",
                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}
 
 
 @blp.route("")
 @blp.public
-@blp.doc(responses=_ok("The API index."))
+@blp.doc(responses=_ok("The API index.", INDEX))
+@blp.doc(operationId="getApiIndex")
 def index():
     """The API index: version and where to find the rest."""
     return {
@@ -39,7 +52,8 @@ def index():
 
 @blp.route("/health")
 @blp.public
-@blp.doc(responses={**_ok("Every dependency answers."), **UNAVAILABLE})
+@blp.doc(responses={**_ok("Every dependency answers.", HEALTHY), **UNAVAILABLE})
+@blp.doc(operationId="getHealth")
 def health_check():
     """Health: the database and the task queue answer."""
     checks = health.check()
@@ -50,7 +64,8 @@ def health_check():
 
 @blp.route("/openapi.json")
 @blp.public
-@blp.doc(responses=_ok("The OpenAPI 3 document."))
+@blp.doc(responses=_ok("The OpenAPI 3 document.", DOCUMENT))
+@blp.doc(operationId="getOpenApiJson")
 def openapi_json():
     """The OpenAPI 3 document of this API, generated from its schemas."""
     return openapi_document(current_app.extensions["shop.api"])
@@ -58,7 +73,8 @@ def openapi_json():
 
 @blp.route("/openapi.yaml")
 @blp.public
-@blp.doc(responses=_ok("The OpenAPI 3 document as YAML.", "application/yaml", "string"))
+@blp.doc(responses=_ok("The OpenAPI 3 document as YAML.", DOCUMENT, "application/yaml"))
+@blp.doc(operationId="getOpenApiYaml")
 def openapi_yaml_document():
     """The same OpenAPI 3 document as YAML."""
     api = current_app.extensions["shop.api"]

@@ -12,6 +12,7 @@ blp = Blueprint("identity", __name__, description="The calling API key")
 @blp.route("/me")
 @blp.response(200, ApiKeyIdentitySchema)
 @blp.scope(None)
+@blp.doc(operationId="getApiKeyIdentity")
 def me():
     """The calling key: id, tenant, mode and scopes."""
     return identity(g.api_key)

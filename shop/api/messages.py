@@ -31,6 +31,7 @@ class ConversationViews(MethodView):
     @blp.arguments(ConversationQueryArgsSchema, location="query")
     @blp.response(200, ConversationListSchema)
     @blp.scope("messages.read")
+    @blp.doc(operationId="listConversations")
     def get(self, args):
         """List conversations, most recently updated first."""
         return _list_conversations(args)
@@ -41,6 +42,7 @@ class ConversationAliasViews(MethodView):
     @blp.arguments(ConversationQueryArgsSchema, location="query")
     @blp.response(200, ConversationListSchema)
     @blp.scope("messages.read")
+    @blp.doc(operationId="listConversationsAlias")
     def get(self, args):
         """List conversations (alias of /messages/conversations)."""
         return _list_conversations(args)
@@ -50,6 +52,7 @@ class ConversationAliasViews(MethodView):
 class ConversationByIdViews(MethodView):
     @blp.response(200, ConversationSchema)
     @blp.scope("messages.read")
+    @blp.doc(operationId="getConversation")
     def get(self, conversation_id):
         """Retrieve a conversation."""
         found = conversations.get_conversation(g.tenant.id, parse_id(conversation_id))
@@ -61,6 +64,7 @@ class ConversationMessagesViews(MethodView):
     @blp.arguments(PaginationArgsSchema, location="query")
     @blp.response(200, MessageListSchema)
     @blp.scope("messages.read")
+    @blp.doc(operationId="listConversationMessages")
     def get(self, args, conversation_id):
         """List a conversation's messages, newest first."""
         return conversations.list_messages(g.tenant.id, parse_id(conversation_id), args["limit"],
@@ -71,6 +75,7 @@ class ConversationMessagesViews(MethodView):
 class MessageByIdViews(MethodView):
     @blp.response(200, MessageSchema)
     @blp.scope("messages.read")
+    @blp.doc(operationId="getMessage")
     def get(self, message_id):
         """Retrieve a message."""
         return conversations.message_dto(conversations.get_message(g.tenant.id, parse_id(message_id)))
@@ -81,6 +86,10 @@ class MessageSendViews(MethodView):
     @blp.arguments(MessageSendSchema)
     @blp.response(202, MessageSendResultSchema)
     @blp.scope("messages.write")
+    @blp.refuses(404, "not_found: no such ticket")
+    @blp.refuses(422, "send_failed: suppressed, invalid contact or missing consent")
+    @blp.refuses(429, "rate_limited: the key's bucket or the tenant's send rate is exhausted")
+    @blp.doc(operationId="sendMessage")
     def post(self, body):
         """Send an SMS or email on a ticket (delivery is asynchronous)."""
         config = current_app.config

@@ -23,6 +23,7 @@ blp = Blueprint("notifications", __name__, description="In-app notifications")
 @blp.arguments(NotificationQueryArgsSchema, location="query")
 @blp.response(200, NotificationListSchema)
 @blp.scope("notifications.read")
+@blp.doc(operationId="listNotifications")
 def list_notifications(args):
     """List the active inbox (or the archive), newest first."""
     return inbox.list_notifications(g.tenant.id, args)
@@ -33,6 +34,7 @@ def list_notifications(args):
 @blp.arguments(NotificationScopeArgsSchema, location="query")
 @blp.response(200, NotificationCountSchema)
 @blp.scope("notifications.read")
+@blp.doc(operationId="countUnreadNotifications")
 def count_notifications(args):
     """Count the unread notifications of the active inbox."""
     return inbox.count_unread(g.tenant.id, args["scope"], args["user_email"])
@@ -43,6 +45,7 @@ def count_notifications(args):
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationArchiveResultSchema)
 @blp.scope("notifications.write")
+@blp.doc(operationId="archiveReadNotifications")
 def archive_read(args, _body):
     """Archive the read global notifications (every one with all=true)."""
     return inbox.archive_read(g.tenant.id, args["all"])
@@ -52,6 +55,7 @@ def archive_read(args, _body):
 @blp.arguments(NotificationScopeArgsSchema, location="query")
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.read")
+@blp.doc(operationId="getNotification")
 def get_notification(args, id):
     """Retrieve a notification."""
     return inbox.get_notification(g.tenant.id, parse_id(id), args["scope"], args["user_email"])
@@ -61,6 +65,8 @@ def get_notification(args, id):
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
+@blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.doc(operationId="markNotificationRead")
 def read_notification(_body, id):
     """Mark a notification read."""
     return inbox.set_flags(g.tenant.id, parse_id(id), "read")
@@ -70,6 +76,8 @@ def read_notification(_body, id):
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
+@blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.doc(operationId="markNotificationUnread")
 def unread_notification(_body, id):
     """Mark a notification unread."""
     return inbox.set_flags(g.tenant.id, parse_id(id), "unread")
@@ -79,6 +87,8 @@ def unread_notification(_body, id):
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
+@blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.doc(operationId="archiveNotification")
 def archive_notification(_body, id):
     """Archive a notification (it is read from then on)."""
     return inbox.set_flags(g.tenant.id, parse_id(id), "archive")
@@ -88,6 +98,8 @@ def archive_notification(_body, id):
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.write")
+@blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.doc(operationId="unarchiveNotification")
 def unarchive_notification(_body, id):
     """Return a notification to the active inbox."""
     return inbox.set_flags(g.tenant.id, parse_id(id), "unarchive")

@@ -19,6 +19,9 @@ ASSETS = {
     "api-docs.js": OWN_ASSETS / "api-docs.js",
     "api-docs.css": OWN_ASSETS / "api-docs.css",
 }
+ASSET_NAME = {"name": "filename", "in": "path", "required": True,
+              "description": "One of the files the reference page loads; anything else is 404.",
+              "schema": {"type": "string", "enum": sorted(ASSETS)}}
 # the page needs no origin but its own; Swagger UI sets inline styles on its elements
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
@@ -33,6 +36,7 @@ def _html(description: str) -> dict:
 @blp.route("/docs")
 @blp.public
 @blp.doc(responses=_html("The API reference page (Swagger UI over /api/v1/openapi.json)."))
+@blp.doc(operationId="getApiDocs")
 def api_docs():
     """The API reference: Swagger UI over this service's OpenAPI document, served locally."""
     response = current_app.make_response(render_template("api_docs.html"))
@@ -40,7 +44,7 @@ def api_docs():
     return response
 
 
-@blp.route("/docs/assets/<string:filename>")
+@blp.route("/docs/assets/<string:filename>", parameters=[ASSET_NAME])
 @blp.public
 @blp.doc(
     responses={
@@ -50,6 +54,8 @@ def api_docs():
         }
     }
 )
+@blp.refuses(404, "not_found: not one of the files the page loads.")
+@blp.doc(operationId="getApiDocsAsset")
 def api_docs_asset(filename: str):
     """One asset of the reference page (Swagger UI's files ship in the flask-swagger-ui package)."""
     path = ASSETS.get(filename)

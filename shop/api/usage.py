@@ -14,6 +14,8 @@ blp = Blueprint("usage", __name__, description="Usage of the calling key")
 @blp.response(200, ApiUsageSchema)
 @blp.ungated
 @blp.scope(None)
+@blp.refuses(504, "api_usage_timeout: the rollup exceeded its time budget; retry with a shorter window")
+@blp.doc(operationId="getUsage")
 def usage():
     """Usage of the calling key over a window (malformed parameters fall back to defaults)."""
     query = resolve_query(request.args)

@@ -24,12 +24,24 @@ from shop.platform.smorest import Blueprint
 
 blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")
 
+SERVICE_VERSION = {
+    "name": webhooks.VERSION_HEADER, "in": "header", "required": False,
+    "description": "The API version the subscription's payloads follow: a date; the newest version "
+                   f"dated on or before it applies (absent: the newest, {webhooks.API_VERSIONS[-1]}). "
+                   f"A date before {webhooks.API_VERSIONS[0]} or any other value is 400 invalid_field.",
+    "schema": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+               "maxLength": 10},
+}
+FAMILY_SCOPES = ("insufficient_scope: the key lacks the webhook scope or the read scope of a subscribed "
+                 "event family")
+
 
 # routed before /webhooks/<id> so the static path is never read as an id
 @blp.route("/webhooks/event_types")
 @blp.arguments(WebhookQueryArgsSchema, location="query")
 @blp.response(200, WebhookEventTypeListSchema)
 @blp.scope("webhooks.read")
+@blp.doc(operationId="listWebhookEventTypes")
 def event_types(args):
     """List the event types a subscription can receive (the live catalog)."""
     return webhooks.list_event_types(args["limit"], args["cursor"])
@@ -40,6 +52,7 @@ class WebhookViews(MethodView):
     @blp.arguments(WebhookQueryArgsSchema, location="query")
     @blp.response(200, WebhookListSchema)
     @blp.scope("webhooks.read")
+    @blp.doc(operationId="listWebhooks")
     def get(self, args):
         """List webhook subscriptions, newest first."""
         return webhooks.list_subscriptions(g.tenant.id, args["limit"], args["cursor"])
@@ -47,6 +60,8 @@ class WebhookViews(MethodView):
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookWithSecretSchema)
     @blp.scope("webhooks.write")
+    @blp.refuses(403, FAMILY_SCOPES)
+    @blp.doc(operationId="createWebhook", parameters=[SERVICE_VERSION])
     def post(self, body):
         """Create a subscription; its signing secret is shown in this response only."""
         version = webhooks.resolve_api_version(request.headers.get(webhooks.VERSION_HEADER))
@@ -59,13 +74,17 @@ class WebhookViews(MethodView):
 class WebhookByIdViews(MethodView):
     @blp.response(200, WebhookSubscriptionSchema)
     @blp.scope("webhooks.read")
+    @blp.doc(operationId="getWebhook")
     def get(self, id):
         """Retrieve a subscription (never its secret)."""
         return webhooks.get_subscription(g.tenant.id, id)
 
-    @blp.arguments(WebhookUpdateSchema)
+    # no body (or {}) changes nothing and answers the subscription: the spec leaves every field optional
+    @blp.arguments(WebhookUpdateSchema, required=False)
     @blp.response(200, WebhookSubscriptionSchema)
     @blp.scope("webhooks.write")
+    @blp.refuses(403, FAMILY_SCOPES)
+    @blp.doc(operationId="updateWebhook")
     def patch(self, changes, id):
         """Change url, events, description or enabled; omitted fields stay as they are."""
         return webhooks.update_subscription(g.tenant.id, g.api_key.scopes, id, changes)
@@ -73,6 +92,7 @@ class WebhookByIdViews(MethodView):
     @blp.arguments(NoBodySchema, location="json", required=False)
     @blp.response(200, WebhookDeletedSchema)
     @blp.scope("webhooks.write")
+    @blp.doc(operationId="deleteWebhook")
     def delete(self, _body, id):
         """Delete a subscription; its queued deliveries are dead-lettered."""
         return webhooks.delete_subscription(g.tenant.id, id)
@@ -84,13 +104,13 @@ class WebhookByIdViews(MethodView):
                   "still valid (24 h after the last rotation); or an idempotency conflict")
 @blp.scope("webhooks.manage")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.idempotency(required=True, min_length=8)
+@blp.doc(operationId="rotateWebhookSecret")
 def rotate_secret(_body, id):
     """Rotate the signing secret; the previous one stays valid for 24 hours."""
     return webhooks.rotate_secret(g.tenant.id, id)
 
 
-rotate_secret._idempotency_required = True
-rotate_secret._idempotency_min_length = 8
 rotate_secret._sensitive_response = True
 
 
@@ -99,6 +119,7 @@ rotate_secret._sensitive_response = True
 @blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
 @blp.scope("webhooks.write")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.doc(operationId="pingWebhook")
 def ping(_body, id):
     """Send a webhook.ping event to this subscription; the delivery starts pending."""
     return webhooks.ping(g.tenant.id, id)
@@ -108,6 +129,7 @@ def ping(_body, id):
 @blp.arguments(WebhookQueryArgsSchema, location="query")
 @blp.response(200, WebhookDeliveryListSchema)
 @blp.scope("webhooks.read")
+@blp.doc(operationId="listWebhookDeliveries")
 def deliveries(args, id):
     """List this subscription's deliveries, newest first."""
     return webhook_deliveries.list_deliveries(g.tenant.id, id, args["limit"], args["cursor"])
@@ -117,6 +139,7 @@ def deliveries(args, id):
 @blp.route("/webhooks/<id>/deliveries/summary")
 @blp.response(200, WebhookDeliverySummarySchema)
 @blp.scope("webhooks.read")
+@blp.doc(operationId="getWebhookDeliverySummary")
 def deliveries_summary(id):
     """Delivery counts per status, and the latest delivery and attempt."""
     return webhook_deliveries.summary(g.tenant.id, id)
@@ -127,6 +150,7 @@ def deliveries_summary(id):
 @blp.alt_response(422, schema=ErrorSchema, description="delivery_in_flight or subscription_disabled")
 @blp.scope("webhooks.write")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.doc(operationId="redeliverWebhookDelivery")
 def redeliver(_body, id, delivery_id):
     """Queue a delivered, dead or failed delivery again with its original payload and event id."""
     return webhook_deliveries.redeliver(g.tenant.id, id, delivery_id)

@@ -8,10 +8,20 @@ from shop.platform import errors
 from shop.platform.validation import ShopParser
 
 
+def declared_openapi(self, field, **kwargs) -> dict:
+    """The OpenAPI properties a custom field declares for its own rule (its OPENAPI attribute):
+    apispec cannot read a rule written in `_deserialize`, so the field writes it down."""
+    return dict(getattr(field, "OPENAPI", {}))
+
+
 class Api(_Api):
     """The API object: the spec's error handlers instead of flask-smorest's."""
 
     ERROR_SCHEMA = ErrorSchema
+
+    def _init_spec(self, **kwargs):
+        super()._init_spec(**kwargs)
+        self.ma_plugin.converter.add_attribute_function(declared_openapi)
 
     def _register_error_handlers(self):
         errors.install(self._app)
@@ -30,6 +40,26 @@ class Blueprint(_Blueprint):
         build a new instance (fields deep-copied) on every request."""
         return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
 
+    def refuses(self, status: int, description: str):
+        """Document an error status a view answers beyond the common ones (codes in the description)."""
+        return self.alt_response(status, schema=ErrorSchema, description=description)
+
+    def idempotency(self, *, required: bool, min_length: int):
+        """Ask for an Idempotency-Key (rotate_secret: required, at least 8 characters), in both the
+        rule the request pipeline enforces and the header the document declares."""
+
+        def decorator(func):
+            header = {"name": "Idempotency-Key", "in": "header", "required": required,
+                      "description": f"{min_length} to 255 visible ASCII characters, else 400 "
+                                     "invalid_idempotency_key; an identical retry gets the first response.",
+                      "schema": {"type": "string", "minLength": min_length, "maxLength": 255,
+                                 "pattern": "^[!-~]+$"}}
+            func = self.doc(parameters=[header])(func)
+            func._idempotency_required, func._idempotency_min_length = required, min_length
+            return func
+
+        return decorator
+
     def scope(self, name: str | None):
         """Mark a view method with the scope it requires (None: any verified key)."""
 
@@ -47,6 +77,8 @@ class Blueprint(_Blueprint):
         return func
 
     def ungated(self, func):
-        """Let a view through the suspension, plan and billing gates (the usage endpoint)."""
+        """Let a view through the suspension, plan and billing gates (the usage endpoint); the
+        document then lists neither 402 nor 503 for it (x-ungated is read and dropped there)."""
+        func = self.doc(**{"x-ungated": True})(func)
         func._ungated = True
         return func

@@ -100,5 +100,7 @@ def test_path_ids_are_documented_as_the_routes_accept_them(client):
     for (path, name), parameter in params.items():
         assert parameter["description"], (path, name)
         pattern = parameter["schema"].get("pattern")
-        if not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
+        if name == "filename":  # the reference page's assets: exactly the files it loads
+            assert parameter["schema"]["enum"]
+        elif not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
             assert pattern and re.fullmatch(pattern, "2147483647") and not re.fullmatch(pattern, "abc")
