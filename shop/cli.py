@@ -67,7 +67,7 @@ def migrate() -> None:
         click.echo(line, err=True)
 
     try:
-        result = migrations.migrate(db, progress)
+        result = migrations.migrate(db, models.ALL_MODELS, progress)
         models.create_tables()  # the queue's tables, when missing
     except migrations.MigrationError as error:
         raise click.ClickException(f"migration failed, the failed step was rolled back: {error}") from None

@@ -105,13 +105,6 @@ def head() -> int:
     return len(available())
 
 
-def app_tables() -> set[str]:
-    """The tables of the app's models (the queue's are not among them)."""
-    from shop.models import ALL_MODELS
-
-    return {model._meta.table_name for model in ALL_MODELS}
-
-
 def applied_versions(db) -> set[int] | None:
     """The versions recorded in `db`, or None when it has no version table."""
     if not db.table_exists(VERSION_TABLE):
@@ -120,12 +113,13 @@ def applied_versions(db) -> set[int] | None:
         return {row.version for row in SchemaVersion.select(SchemaVersion.version)}
 
 
-def status(db) -> Status:
-    """Where `db` stands against this release's scripts."""
+def status(db, models) -> Status:
+    """Where `db` stands against this release's scripts; `models` are the app's (not the queue's)."""
     last = head()
     versions = applied_versions(db)
     if versions is None:
-        state = "unversioned" if app_tables() & set(db.get_tables()) else "empty"
+        app_tables = {model._meta.table_name for model in models}
+        state = "unversioned" if app_tables & set(db.get_tables()) else "empty"
         return Status(state, 0, last)
     version = max(versions, default=0)
     state = "ahead" if version > last else "current" if versions == set(range(1, last + 1)) else "behind"
@@ -163,35 +157,33 @@ def _record(db, migration: Migration) -> None:
         )
 
 
-def create_current(db) -> bool:
+def create_current(db, models) -> bool:
     """On an empty `db`: create the app's tables from the models, stamped at the current version.
 
     True when it did; False when `db` was not empty (another process may have just created it).
     """
-    from shop.models import ALL_MODELS
-
-    if status(db).state != "empty":  # the usual start: no lock taken
+    if status(db, models).state != "empty":  # the usual start: no lock taken
         return False
     with exclusive(db):
-        if status(db).state != "empty":
+        if status(db, models).state != "empty":
             return False
-        with db.bind_ctx([*ALL_MODELS, SchemaVersion]):
-            db.create_tables([*ALL_MODELS, SchemaVersion])
+        with db.bind_ctx([*models, SchemaVersion]):
+            db.create_tables([*models, SchemaVersion])
         for migration in available():
             _record(db, migration)
     return True
 
 
-def migrate(db, progress: Callable[[str], None] = lambda line: None) -> dict:
+def migrate(db, models, progress: Callable[[str], None] = lambda line: None) -> dict:
     """Bring `db` to the current version; what was applied, from which version to which.
 
     An empty database is created at the current version; every other one gets the scripts it lacks,
     each in its own transaction that also records it, so a failure keeps the versions before it.
     """
-    before = status(db)
+    before = status(db, models)
     if before.state == "ahead":
         raise MigrationError(before.problem())
-    created = before.state == "empty" and create_current(db)
+    created = before.state == "empty" and create_current(db, models)
     if created:
         progress(f"created the database at the current version ({before.head})")
     applied = []
@@ -212,7 +204,7 @@ def migrate(db, progress: Callable[[str], None] = lambda line: None) -> dict:
         seconds = round(time.monotonic() - started, 3)
         progress(f"applied {migration.name} in {seconds} s")
         applied.append({"version": migration.version, "name": migration.name, "seconds": seconds})
-    after = status(db)
+    after = status(db, models)
     if not applied and not created:
         progress(f"nothing to apply: the database is at the current version ({after.version})")
     return {

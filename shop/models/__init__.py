@@ -52,8 +52,8 @@ def create_tables() -> None:
     from shop import migrations
     from shop.db import db
 
-    migrations.create_current(db)
-    problem = migrations.status(db).problem()
+    migrations.create_current(db, ALL_MODELS)
+    problem = migrations.status(db, ALL_MODELS).problem()
     if problem:
         raise migrations.SchemaOutOfDate(problem)
     with db.atomic():

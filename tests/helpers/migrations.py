@@ -86,8 +86,9 @@ def throwaway_postgres():
     name = f"shop_migrate_{uuid.uuid4().hex[:12]}"
     admin.execute(f"CREATE DATABASE {name}")
     info = admin.info
-    db = PostgresqlDatabase(name, host=info.host, port=info.port, user=info.user,
-                            password=info.password or None)
+    db = PostgresqlDatabase(
+        name, host=info.host, port=info.port, user=info.user, password=info.password or None
+    )
     try:
         yield db, f"postgresql://{info.user}@{info.host}:{info.port}/{name}"
     finally:
@@ -99,8 +100,14 @@ def throwaway_postgres():
 def flask_shop(database: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """`flask --app app shop ARGS` on `database`, from the checkout."""
     env = dict(os.environ, SHOP_DATABASE=database)
-    result = subprocess.run([sys.executable, "-m", "flask", "--app", "app", "shop", *args], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "flask", "--app", "app", "shop", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -121,7 +128,13 @@ print(json.dumps(answers))
 def api_reads(database: str, paths: list[str]) -> dict:
     """GET each path through the app built on `database` (in its own process): {path: [status, body]}."""
     env = dict(os.environ, SHOP_DATABASE=database, SHOP_SECRET_KEY=SECRET_KEY)
-    result = subprocess.run([sys.executable, "-c", SMOKE, TOKEN, *paths], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", SMOKE, TOKEN, *paths],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

@@ -13,7 +13,6 @@ from shop import migrations
 from shop.models import ALL_MODELS
 from tests.helpers.migrations import (
     ROWS,
-    TOKEN,
     api_reads,
     contents,
     create_old_schema,
@@ -79,11 +78,11 @@ def test_migrate_on_an_empty_database_leaves_it_at_the_current_version(tmp_path)
 def test_the_runner_creates_an_empty_database_at_the_current_version_once(tmp_path):
     db = SqliteDatabase(str(tmp_path / "empty.sqlite3"))
     db.execute_sql("CREATE TABLE task (id INTEGER PRIMARY KEY)")  # the queue's tables are not the app's
-    assert migrations.status(db).state == "empty"
+    assert migrations.status(db, ALL_MODELS).state == "empty"
     lines = []
-    assert migrations.migrate(db, lines.append)["created"] is True
+    assert migrations.migrate(db, ALL_MODELS, lines.append)["created"] is True
     assert lines == [f"created the database at the current version ({HEAD})"]
-    assert migrations.create_current(db) is False
+    assert migrations.create_current(db, ALL_MODELS) is False
     assert versions(db) == [(i + 1, name) for i, name in enumerate(SCRIPTS)]
     assert schema_drift(db) == ""
 
@@ -91,9 +90,18 @@ def test_the_runner_creates_an_empty_database_at_the_current_version_once(tmp_pa
 def smoke_paths() -> list[str]:
     day = rows_of("appointment")[0]["scheduled_date"]
     hooked = rows_of("webhook_delivery")[0]["subscription_id"]
-    return ["/me", "/customers", "/messages/conversations", "/appointments",
-            f"/appointments/slots?date={day}", "/notifications", "/notifications/count", "/webhooks",
-            f"/webhooks/{hooked}/deliveries", "/usage?since=0"]
+    return [
+        "/me",
+        "/customers",
+        "/messages/conversations",
+        "/appointments",
+        f"/appointments/slots?date={day}",
+        "/notifications",
+        "/notifications/count",
+        "/webhooks",
+        f"/webhooks/{hooked}/deliveries",
+        "/usage?since=0",
+    ]
 
 
 def assert_rows_visible(answers: dict) -> None:
@@ -111,8 +119,11 @@ def assert_rows_visible(answers: dict) -> None:
     assert ids("/customers") == of_acme("customer")
     assert ids("/messages/conversations") == of_acme("conversation")
     assert ids("/appointments") == of_acme("appointment")
-    assert ids("/webhooks") == {row["id"] for row in rows_of("webhook_subscription")
-                                if row["tenant_id"] == "acme" and row["deleted_at"] is None}
+    assert ids("/webhooks") == {
+        row["id"]
+        for row in rows_of("webhook_subscription")
+        if row["tenant_id"] == "acme" and row["deleted_at"] is None
+    }
     assert ids(paths[8]) == {row["id"] for row in rows_of("webhook_delivery")}
     assert ids("/notifications")  # the key's user sees the global and its own notifications
     assert ids("/notifications") <= of_acme("notification")
@@ -147,13 +158,29 @@ REFUSE = "from shop import create_app; create_app()"
 def test_the_app_refuses_a_database_behind_the_current_version_until_it_is_migrated(tmp_path):
     database = str(old_sqlite_file(tmp_path / "old.sqlite3"))
     env = {"SHOP_DATABASE": database}
-    served = subprocess.run([sys.executable, "-c", REFUSE], cwd=ROOT, capture_output=True, text=True,
-                            env={**os.environ, **env}, timeout=60)
+    served = subprocess.run(
+        [sys.executable, "-c", REFUSE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
     assert served.returncode != 0
     assert "SchemaOutOfDate" in served.stderr and "flask --app app shop migrate" in served.stderr
     refused = flask_shop(database, "key", "list", "--tenant", "acme", check=False)
     assert refused.returncode == 1 and "flask --app app shop migrate" in refused.stderr
     assert "no schema version" in refused.stderr
+    consumer = subprocess.run(
+        [sys.executable, "-m", "tasks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+    assert consumer.returncode == 1 and "the consumer will not start" in consumer.stderr
+    assert "flask --app app shop migrate" in consumer.stderr
     refused = flask_shop(database, "init-db", check=False)
     assert refused.returncode == 1 and "flask --app app shop migrate" in refused.stderr
     assert not SqliteDatabase(database).table_exists("schema_version")  # nothing was touched
@@ -168,8 +195,10 @@ def test_a_database_newer_than_the_release_is_refused_and_left_alone(tmp_path):
     flask_shop(database, "init-db")
     db = SqliteDatabase(database)
     with db.atomic():
-        db.execute_sql("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                       (HEAD + 1, f"{HEAD + 1:04d}_from_the_future", "2030-01-01 00:00:00"))
+        db.execute_sql(
+            "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+            (HEAD + 1, f"{HEAD + 1:04d}_from_the_future", "2030-01-01 00:00:00"),
+        )
     for command in ("migrate", "init-db"):
         refused = flask_shop(database, command, check=False)
         assert refused.returncode == 1 and f"newer than this release knows ({HEAD})" in refused.stderr
@@ -190,8 +219,12 @@ def test_two_migrations_at_once_apply_each_version_once(tmp_path):
     database = str(old_sqlite_file(tmp_path / "old.sqlite3"))
     env = {**os.environ, "SHOP_DATABASE": database}
     command = [sys.executable, "-m", "flask", "--app", "app", "shop", "migrate"]
-    runs = [subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     results = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
     assert all(run.returncode == 0 for run in runs)
     applied = sorted(step["version"] for result in results for step in result["applied"])
@@ -206,25 +239,29 @@ def test_a_0ff0c57_postgres_database_is_upgraded_in_place_with_every_row():
         before = contents(db)
         assert all(before.values())
         lines = []
-        result = migrations.migrate(db, lines.append)
+        result = migrations.migrate(db, ALL_MODELS, lines.append)
         assert result["from_version"] == 0 and result["to_version"] == HEAD
         assert [step["name"] for step in result["applied"]] == SCRIPTS and lines
         assert contents(db) == before
         assert versions(db) == [(i + 1, name) for i, name in enumerate(SCRIPTS)]
         assert schema_drift(db) == ""
-        assert migrations.migrate(db)["applied"] == []
-        assert migrations.status(db).problem() is None
+        assert migrations.migrate(db, ALL_MODELS)["applied"] == []
+        assert migrations.status(db, ALL_MODELS).problem() is None
 
 
 def test_a_new_postgres_database_is_created_at_the_current_version():
     with throwaway_postgres() as (db, _url):
-        assert migrations.status(db).state == "empty"
-        assert migrations.create_current(db) is True
-        assert migrations.create_current(db) is False
+        assert migrations.status(db, ALL_MODELS).state == "empty"
+        assert migrations.create_current(db, ALL_MODELS) is True
+        assert migrations.create_current(db, ALL_MODELS) is False
         assert versions(db) == [(i + 1, name) for i, name in enumerate(SCRIPTS)]
         assert schema_drift(db) == ""
-        assert migrations.migrate(db) == {"from_version": HEAD, "to_version": HEAD, "created": False,
-                                          "applied": []}
+        assert migrations.migrate(db, ALL_MODELS) == {
+            "from_version": HEAD,
+            "to_version": HEAD,
+            "created": False,
+            "applied": [],
+        }
 
 
 def test_the_upgraded_postgres_database_serves_every_resource():
@@ -238,6 +275,3 @@ def test_the_upgraded_postgres_database_serves_every_resource():
         db.close()
         migrate_json(url)
         assert_rows_visible(api_reads(url, smoke_paths()))
-
-
-assert TOKEN  # the release's demo key, the one the smoke reads use
