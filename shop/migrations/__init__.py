@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from peewee import CharField, DateTimeField, IntegerField, Model, PostgresqlDatabase, SqliteDatabase
+from peewee import CharField, DateTimeField, IntegerField, Model, PostgresqlDatabase, Proxy, SqliteDatabase
 from playhouse.migrate import SchemaMigrator
 
 VERSION_TABLE = "schema_version"
@@ -105,6 +105,11 @@ def head() -> int:
     return len(available())
 
 
+def _unwrap(db):
+    """The database behind a peewee proxy (shop.db.db may be one): the runner checks its kind."""
+    return db.obj if isinstance(db, Proxy) else db
+
+
 def applied_versions(db) -> set[int] | None:
     """The versions recorded in `db`, or None when it has no version table."""
     if not db.table_exists(VERSION_TABLE):
@@ -115,6 +120,7 @@ def applied_versions(db) -> set[int] | None:
 
 def status(db, models) -> Status:
     """Where `db` stands against this release's scripts; `models` are the app's (not the queue's)."""
+    db = _unwrap(db)
     last = head()
     versions = applied_versions(db)
     if versions is None:
@@ -134,6 +140,7 @@ def exclusive(db):
     (a table rebuild must not cascade; the pragma only changes outside a transaction) and checked
     before commit. On PostgreSQL an advisory lock serialises migrators; DDL is transactional.
     """
+    db = _unwrap(db)
     sqlite = isinstance(db, SqliteDatabase)
     foreign_keys = sqlite and bool(db.pragma("foreign_keys"))
     if foreign_keys:
@@ -162,6 +169,7 @@ def create_current(db, models) -> bool:
 
     True when it did; False when `db` was not empty (another process may have just created it).
     """
+    db = _unwrap(db)
     if status(db, models).state != "empty":  # the usual start: no lock taken
         return False
     with exclusive(db):
@@ -180,6 +188,7 @@ def migrate(db, models, progress: Callable[[str], None] = lambda line: None) -> 
     An empty database is created at the current version; every other one gets the scripts it lacks,
     each in its own transaction that also records it, so a failure keeps the versions before it.
     """
+    db = _unwrap(db)
     before = status(db, models)
     if before.state == "ahead":
         raise MigrationError(before.problem())

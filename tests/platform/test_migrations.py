@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from peewee import SqliteDatabase
+from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.schema_diff import diff_models
 
 from shop import migrations
@@ -76,7 +76,8 @@ def test_migrate_on_an_empty_database_leaves_it_at_the_current_version(tmp_path)
 
 
 def test_the_runner_creates_an_empty_database_at_the_current_version_once(tmp_path):
-    db = SqliteDatabase(str(tmp_path / "empty.sqlite3"))
+    db = DatabaseProxy()  # as the app's shared database may be: the runner looks behind it
+    db.initialize(SqliteDatabase(str(tmp_path / "empty.sqlite3")))
     db.execute_sql("CREATE TABLE task (id INTEGER PRIMARY KEY)")  # the queue's tables are not the app's
     assert migrations.status(db, ALL_MODELS).state == "empty"
     lines = []
