@@ -35,6 +35,28 @@ class NoSessions(SessionInterface):
         return None
 
 
+def _check_schema(app: Flask) -> None:
+    """Create an empty database at the current schema version; refuse one at another version.
+
+    Serving (gunicorn, a script) fails to start with the error naming the migrate command. For a
+    `flask` command the app is still built, as `flask shop migrate` needs it: the shop commands but
+    migrate then refuse, and so does every request (503), until the database is migrated.
+    """
+    import click
+
+    from shop import models
+    from shop.migrations import SchemaOutOfDate
+    from shop.platform.errors import error_response
+
+    try:
+        models.create_tables()
+    except SchemaOutOfDate as error:
+        if click.get_current_context(silent=True) is None:
+            raise
+        problem = app.extensions["shop.schema_problem"] = str(error)
+        app.before_request(lambda: error_response(503, "schema_out_of_date", problem))
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
@@ -49,12 +71,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     set_up_queue(app.config)  # the database and the job queue, on the one file
 
-    from shop import cli, models
+    from shop import cli
     from shop.api import register_blueprints
     from shop.platform import pipeline, redaction
     from shop.platform.smorest import Api
 
-    models.create_tables()
+    _check_schema(app)
     api = Api(app)
     app.extensions["shop.api"] = api
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})

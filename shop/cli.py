@@ -1,4 +1,4 @@
-"""The `flask shop ...` commands: init-db, load, demo, worker, key create/revoke/list, activity."""
+"""The `flask shop ...` commands: init-db, migrate, load, demo, worker, key create/revoke/list, activity."""
 
 import json
 import os
@@ -9,10 +9,10 @@ from importlib import resources
 
 import click
 from flask import current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, ScriptInfo
 from werkzeug.serving import run_simple
 
-from shop import clock, models
+from shop import clock, migrations, models
 from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -20,7 +20,20 @@ from shop.domain.keys import MODES, SCOPES, create_key, list_keys, revoke_key
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
-shop = AppGroup("shop", help="Repair-Shop Service commands.")
+SCHEMA_COMMANDS = ("init-db", "migrate")  # the commands that may meet a database at another version
+
+
+@click.pass_context
+def _refuse_an_old_schema(ctx: click.Context) -> None:
+    """Run no command but the schema's own on a database the app refused (shop.create_app)."""
+    if ctx.invoked_subcommand in SCHEMA_COMMANDS or ctx.resilient_parsing:
+        return
+    problem = ctx.ensure_object(ScriptInfo).load_app().extensions.get("shop.schema_problem")
+    if problem:
+        raise click.ClickException(problem)
+
+
+shop = AppGroup("shop", help="Repair-Shop Service commands.", callback=_refuse_an_old_schema)
 key = AppGroup("key", help="Create, list and revoke API keys.")
 shop.add_command(key)
 
@@ -33,9 +46,32 @@ def _print_json(value) -> None:
 
 @shop.command("init-db")
 def init_db() -> None:
-    """Create every table (idempotent)."""
-    models.create_tables()
-    _print_json({"database": current_app.config["DATABASE"], "initialized": True})
+    """Create every table at the current schema version (idempotent; see `migrate` for upgrades)."""
+    try:
+        models.create_tables()
+    except migrations.SchemaOutOfDate as error:
+        raise click.ClickException(str(error)) from None
+    _print_json({"database": current_app.config["DATABASE"], "initialized": True,
+                 "schema_version": migrations.head()})
+
+
+@shop.command("migrate")
+def migrate() -> None:
+    """Bring the database to the current schema version in place, keeping its data (idempotent).
+
+    Prints the versions applied as JSON; progress goes to stderr. Back the database up first.
+    """
+    from shop.db import db
+
+    def progress(line: str) -> None:
+        click.echo(line, err=True)
+
+    try:
+        result = migrations.migrate(db, models.ALL_MODELS, progress)
+        models.create_tables()  # the queue's tables, when missing
+    except migrations.MigrationError as error:
+        raise click.ClickException(f"migration failed, the failed step was rolled back: {error}") from None
+    _print_json({"database": current_app.config["DATABASE"], **result})
 
 
 @shop.command("load")

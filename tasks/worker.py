@@ -17,10 +17,22 @@ def run(workers: int = 4) -> None:
         logging.getLogger("huey.consumer").setLevel(level)
     redaction.install()
     setup(load_config())  # the database and the queue's file, before any worker or job runs
+    refuse_another_schema()
     resume_unfinished_work()
     consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=True,
                                     check_worker_health=True)
     consumer.run()
+
+
+def refuse_another_schema() -> None:
+    """Run no job on a database at another schema version than this release's (as the app refuses)."""
+    from shop import migrations
+    from shop.db import db
+    from shop.models import ALL_MODELS
+
+    problem = migrations.status(db, ALL_MODELS).problem()
+    if problem:
+        raise SystemExit(f"the consumer will not start: {problem}")
 
 
 def resume_unfinished_work() -> None:

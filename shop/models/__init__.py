@@ -1,4 +1,4 @@
-"""Peewee models, a module per domain; ALL_MODELS is what init-db creates."""
+"""Peewee models, a module per domain; ALL_MODELS is what init-db creates (shop/migrations changes)."""
 
 from shop.models.appointments import Appointment
 from shop.models.billing import Estimate, Invoice, Payment, Refund
@@ -40,14 +40,22 @@ __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]
 
 
 def create_tables() -> None:
-    """Create every table and index that is missing (idempotent), the job queue's too: Huey would
-    otherwise create its own when the queue is first used, which may be inside a transaction
-    that then rolls them back."""
+    """Create a new (empty) database at the current schema version, or check that it is at it.
+
+    A database at another version raises SchemaOutOfDate naming the migrate command: the code of
+    this release must not write to tables it was not written for. The job queue's tables are
+    created too when missing: Huey would otherwise create its own when the queue is first used,
+    which may be inside a transaction that then rolls them back.
+    """
     from huey.storage import SqliteStorage
 
+    from shop import migrations
     from shop.db import db
 
+    migrations.create_current(db, ALL_MODELS)
+    problem = migrations.status(db, ALL_MODELS).problem()
+    if problem:
+        raise migrations.SchemaOutOfDate(problem)
     with db.atomic():
-        db.create_tables(ALL_MODELS, safe=True)
         for statement in SqliteStorage.ddl:
             db.execute_sql(statement)

@@ -55,7 +55,7 @@ class UsageLog(BaseModel):
     path = CharField(max_length=255)
     status = IntegerField()
     duration_ms = IntegerField()
-    created_ms = BigIntegerField()
+    created_ms = BigIntegerField(index=True)  # the daily prune deletes by it (migration 0002)
 
     class Meta:
         indexes = ((("api_key_id", "created_ms"), False),)

@@ -60,6 +60,11 @@ def test_installed_package_runs_from_another_directory(installed, tmp_path):
     assert "site-packages" in location and str(ROOT) not in location
     init = json.loads(run([installed / "flask", "--app", "shop", "shop", "init-db"], env, workdir))
     assert init["database"] == str(workdir / "instance" / "shop.sqlite3")
+    # the migration scripts ship in the wheel: the installed release knows every version
+    scripts = sorted(path.name for path in (ROOT / "shop" / "migrations").glob("[0-9][0-9][0-9][0-9]_*.py"))
+    assert init["schema_version"] == len(scripts) >= 2
+    migrated = json.loads(run([installed / "flask", "--app", "shop", "shop", "migrate"], env, workdir))
+    assert migrated["to_version"] == len(scripts) and migrated["applied"] == []
     site_packages = Path(location).parents[1]
     assert not (site_packages / "instance").exists()
     (workdir / "fixture.json").write_text(json.dumps(FIXTURE))
