@@ -69,6 +69,11 @@ HEADERS = {
         {"type": "integer", "minimum": 0},
     ),
     "Retry-After": ("Seconds to wait before retrying.", {"type": "integer", "minimum": 0}),
+    "WWW-Authenticate": (
+        'The scheme to authenticate with (RFC 6750): `Bearer realm="api"`, plus '
+        '`error="invalid_token"` when the token sent is unknown, revoked or expired.',
+        {"type": "string"},
+    ),
 }
 RATE_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 
@@ -204,7 +209,8 @@ def _statuses(path: str, method: str, operation: dict, path_parameters: list, un
 
 
 def _document_headers(operation: dict, public: bool) -> None:
-    """X-Request-Id on every response; a verified key's RateLimit-* ; Retry-After on 429."""
+    """X-Request-Id on every response; a verified key's RateLimit-* ; Retry-After on 429;
+    WWW-Authenticate on 401."""
     for status, response in operation["responses"].items():
         headers = response.setdefault("headers", {})
         headers["X-Request-Id"] = _header_ref("X-Request-Id", True)
@@ -215,6 +221,8 @@ def _document_headers(operation: dict, public: bool) -> None:
             headers[name] = _header_ref(name, status.startswith("2"))
         if status == "429":
             headers["Retry-After"] = _header_ref("Retry-After", True)
+        if status == "401":
+            headers["WWW-Authenticate"] = _header_ref("WWW-Authenticate", True)
 
 
 def _complete_operation(path: str, method: str, operation: dict, path_parameters: list) -> None:
