@@ -327,7 +327,8 @@ def test_responses_document_request_id_rate_limit_and_retry_after(client):
 
 
 def test_every_401_documents_www_authenticate(client):
-    unauthorized = [op["responses"]["401"] for op in served_operations(client).values() if "401" in op["responses"]]
+    operations = served_operations(client).values()
+    unauthorized = [op["responses"]["401"] for op in operations if "401" in op["responses"]]
     assert len(unauthorized) >= 37  # every operation behind a key
     assert all(response["headers"]["WWW-Authenticate"] for response in unauthorized)
 
