@@ -9,7 +9,7 @@ from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
-from shop.models.webhooks import WebhookDelivery, WebhookSubscription
+from shop.models.webhooks import WebhookDelivery, WebhookDeliveryAttempt, WebhookRecovery, WebhookSubscription
 
 ALL_MODELS = (
     Tenant,
@@ -30,6 +30,8 @@ ALL_MODELS = (
     Suppression,
     WebhookSubscription,
     WebhookDelivery,
+    WebhookDeliveryAttempt,
+    WebhookRecovery,
     RateBucket,
     AuthFailure,
     IdempotencyRecord,

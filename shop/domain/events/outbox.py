@@ -68,7 +68,7 @@ def queue_delivery(sub: WebhookSubscription, event: Event) -> WebhookDelivery:
     return WebhookDelivery.insert_row(id=new_delivery_id(), tenant=sub.tenant_id, subscription=sub.id,
                                       event=event.id, event_type=event.type, payload=envelope(event),
                                       status="pending", attempts=0, next_attempt_at=now, created_at=now,
-                                      updated_at=now)
+                                      updated_at=now, run_trigger="initial")
 
 
 def enqueue(delivery_ids: list[str]) -> None:

@@ -1,23 +1,31 @@
-"""The delivery engine's rules: claim a due delivery, sign and send it, record the outcome."""
+"""The delivery engine's rules: claim a due delivery, log the attempt, send it, record the outcome."""
 
 import json
 import logging
+import secrets
+import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_sql, write_transaction
-from shop.domain.webhooks import destinations
+from shop.db import named_sql, run_sql, write_transaction
+from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
 from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
-from shop.models import WebhookDelivery, WebhookSubscription
+from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
 
 log = logging.getLogger("shop.webhooks")
 MAX_ATTEMPTS = 8
 AUTO_DISABLE_WINDOW = timedelta(days=7)
-AUTO_DISABLE_NOTICE = ("Disabled automatically: every delivery of the last 7 days failed permanently. "
-                       "Fix the endpoint, then PATCH enabled true.")
+AUTO_DISABLE_NOTICE = (
+    "Disabled automatically: every delivery of the last 7 days failed permanently. "
+    "Fix the endpoint, then PATCH enabled true."
+)
+GONE_NOTICE = "Disabled: the endpoint answered 410 Gone. Fix the endpoint, then PATCH enabled true."
+INTERRUPTED = "interrupted: the worker stopped before the attempt finished"
+DISABLED = "subscription disabled or deleted"
 
 
 def retry_delays(config) -> list[float]:
@@ -31,110 +39,203 @@ def hold_seconds(config) -> float:
     return float(config["WEBHOOK_TIMEOUT"]) + 5
 
 
+def new_attempt_id() -> str:
+    """whatt_ and an unguessable token."""
+    return "whatt_" + secrets.token_hex(12)
+
+
 # the statements run for every attempt, as constant SQL the driver prepares once (building them
-# with the query builder cost more than the HTTP request: docs/performance.md)
+# with the query builder cost more than the HTTP request: docs/performance.md). The claim counts
+# the attempt: one cut off by a killed worker still counts in `attempts`.
 CLAIM_SQL = named_sql(
-    "UPDATE webhook_delivery SET claimed_until = :until "
+    "UPDATE webhook_delivery SET claimed_until = :until, attempts = attempts + 1, "
+    "last_attempt_at = :now, updated_at = :now "
     "WHERE id = :id AND status IN ('pending', 'retrying') AND next_attempt_at <= :now "
     f"AND (claimed_until IS NULL OR claimed_until < :now) RETURNING {WebhookDelivery.columns()}"
 )
 SUBSCRIPTION_SQL = named_sql(
     f"SELECT {WebhookSubscription.columns()} FROM webhook_subscription WHERE id = :id"
 )
+# an attempt still "started" when its delivery is claimed again was cut off by a killed worker
+INTERRUPTED_SQL = named_sql(
+    "UPDATE webhook_delivery_attempt SET status = 'interrupted', error = :error, finished_at = :now "
+    "WHERE delivery_id = :id AND status = 'started'"
+)
 RECORD_SQL = named_sql(
     "UPDATE webhook_delivery SET status = :status, last_error = :error, claimed_until = NULL, "
-    "attempts = attempts + 1, last_attempt_at = :now, updated_at = :now, last_status_code = :code, "
-    "response_ms = :ms, response_excerpt = :excerpt, next_attempt_at = :next, "
-    "delivered_at = COALESCE(:delivered, delivered_at) WHERE id = :id"
+    "updated_at = :now, last_status_code = :code, response_ms = :ms, response_excerpt = :excerpt, "
+    "next_attempt_at = :next, delivered_at = COALESCE(:delivered, delivered_at) WHERE id = :id"
+)
+FINISH_ATTEMPT_SQL = named_sql(
+    "UPDATE webhook_delivery_attempt SET status = :status, finished_at = :now, duration_ms = :ms, "
+    "address = :address, response_status = :code, response_headers = :headers, "
+    "response_body = :body, error = :error WHERE id = :id"
 )
 NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reason WHERE id = :id")
-# a success clears the failure it follows; an auto-disable notice stays while the subscription is off
+# a success clears the failure it follows; a disable notice stays while the subscription is off
 CLEAR_FAILURE_SQL = named_sql(
     "UPDATE webhook_subscription SET last_error = NULL WHERE id = :id AND enabled AND deleted_at IS NULL"
 )
 
 
-def claim(delivery_id: str, hold_seconds: float) -> WebhookDelivery | None:
-    """Take a due delivery for one attempt (None if it is not due or another worker has it)."""
-    now = clock.now()
-    until = now + timedelta(seconds=hold_seconds)
-    rows = write_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
-    return WebhookDelivery.from_row(rows[0]) if rows else None
+@dataclass
+class Outcome:
+    """What one attempt came to, as the attempt log and the delivery record it."""
+
+    error: str | None = None
+    reply: webhook_transport.Reply | None = None
+    address: str | None = None
+    ms: int | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.reply is not None and 200 <= self.reply.status < 300
+
+    @property
+    def reason(self) -> str:
+        return self.error or f"HTTP {self.reply.status}"
+
+
+@dataclass
+class Started:
+    delivery: WebhookDelivery
+    sub: WebhookSubscription
+    attempt_id: str
+    body: bytes
+    headers: dict
 
 
 def attempt(delivery_id: str, config) -> float | None:
     """One attempt of a delivery; returns the delay before the next one, or None when it ended."""
-    timeout = float(config["WEBHOOK_TIMEOUT"])
-    delivery = claim(delivery_id, hold_seconds(config))
-    if delivery is None:
+    started = start_attempt(delivery_id, config)
+    if started is None:
         return None
-    sub = WebhookSubscription.from_row(run_sql(SUBSCRIPTION_SQL, {"id": delivery.subscription_id})[0])
+    delivery, sub = started.delivery, started.sub
     if not sub.enabled or sub.deleted_at is not None:
-        _finish(delivery, sub, "dead", error="subscription disabled or deleted")
+        _finish(started, "dead", Outcome(error=DISABLED))
         return None
-    body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
-    now = int(clock.timestamp())
-    headers = {"Content-Type": "application/json", "Service-Event-Id": delivery.event_id,
-               "Service-Event-Type": delivery.event_type,
-               "Service-Signature": signature_header(signing_secrets(sub, config["SECRET_KEY"]), now, body)}
-    try:
-        reply = webhook_transport.post(sub.url, body, headers, timeout, config.get("WEBHOOK_CA_BUNDLE"),
-                                       destinations.parse_networks(config.get("WEBHOOK_TRUSTED_NETWORKS")))
-    except webhook_transport.Blocked as blocked:
-        _finish(delivery, sub, "dead", error=str(blocked))
+    outcome = send(started, config)
+    if outcome.succeeded:
+        _finish(started, "delivered", outcome)
         return None
-    except webhook_transport.NetworkError as error:
-        return _failed(delivery, sub, retry_delays(config), error=str(error))
-    if 200 <= reply.status < 300:
-        _finish(delivery, sub, "delivered", reply=reply)
+    if outcome.reply is not None and outcome.reply.status == 410:
+        _gone(started, outcome)
         return None
-    return _failed(delivery, sub, retry_delays(config), reply=reply)
-
-
-def _record(delivery: WebhookDelivery, status: str, error: str | None, reply, next_at=None) -> None:
-    now = clock.now()
-    write_sql(RECORD_SQL, {"id": delivery.id, "status": status, "error": error, "now": now,
-                         "code": reply.status if reply else None, "ms": reply.ms if reply else None,
-                         "excerpt": reply.excerpt if reply else None, "next": next_at,
-                         "delivered": now if status == "delivered" else None})
-    delivery.status, delivery.attempts = status, delivery.attempts + 1
-
-
-def _finish(delivery, sub, status: str, error: str | None = None, reply=None) -> None:
-    """A delivered or dead delivery; a dead one may auto-disable its subscription."""
-    if status == "delivered":
-        _delivered(delivery, sub, reply)
-        return
-    with write_transaction():
-        _record(delivery, status, error, reply)
-        _note_failure(sub, error or f"HTTP {reply.status}")
-        maybe_auto_disable(sub)
-
-
-def _delivered(delivery, sub, reply) -> None:
-    """A success, which also clears the subscription's `last_error` of an earlier failure."""
-    if sub.last_error is None:
-        _record(delivery, "delivered", None, reply)  # one statement: no transaction needed
-        return
-    with write_transaction():
-        _record(delivery, "delivered", None, reply)
-        run_sql(CLEAR_FAILURE_SQL, {"id": sub.id})
-
-
-def _failed(delivery, sub, delays: list[float], error: str | None = None, reply=None) -> float | None:
-    """A failed attempt: retry per the table, or dead after the eighth."""
-    if delivery.attempts + 1 >= MAX_ATTEMPTS:
-        _finish(delivery, sub, "dead", error=error, reply=reply)
+    if outcome.error is not None and outcome.error.startswith("blocked target"):
+        _finish(started, "dead", outcome)
         return None
-    delay = delays[delivery.attempts + 1]
-    with write_transaction():
-        _record(delivery, "retrying", error, reply, next_at=clock.now() + timedelta(seconds=delay))
-        _note_failure(sub, error or f"HTTP {reply.status}")
+    if delivery.attempts >= MAX_ATTEMPTS:
+        _finish(started, "dead", outcome)
+        return None
+    delay = etiquette.next_delay(retry_delays(config)[delivery.attempts], outcome.reply)
+    _finish(started, "retrying", outcome, next_at=clock.now() + timedelta(seconds=delay))
     return delay
 
 
-def _note_failure(sub: WebhookSubscription, reason: str) -> None:
-    run_sql(NOTE_FAILURE_SQL, {"id": sub.id, "reason": reason[:500]})
+def start_attempt(delivery_id: str, config) -> Started | None:
+    """Claim a due delivery and write its attempt as started, in one short transaction of its own,
+    before any request goes out (None if it is not due or another worker has it)."""
+    now = clock.now()
+    until = now + timedelta(seconds=hold_seconds(config))
+    with write_transaction():
+        rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
+        if not rows:
+            return None
+        delivery = WebhookDelivery.from_row(rows[0])
+        sub = WebhookSubscription.from_row(run_sql(SUBSCRIPTION_SQL, {"id": delivery.subscription_id})[0])
+        if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
+            run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
+        body, headers = _signed(delivery, sub, config)
+        trigger = delivery.run_trigger if delivery.attempts == 1 else "retry"
+        row = WebhookDeliveryAttempt.insert_row(
+            id=new_attempt_id(), tenant=delivery.tenant_id, delivery=delivery.id,
+            subscription=sub.id, number=delivery.attempts, trigger=trigger, status="started",
+            started_at=now, request_headers=headers)
+    return Started(delivery, sub, row.id, body, headers)
+
+
+def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:
+    """The body as sent and the headers that go with it (a disabled subscription has no secret)."""
+    body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
+    headers = {"Content-Type": "application/json", "Service-Event-Id": delivery.event_id,
+               "Service-Event-Type": delivery.event_type}
+    keys = signing_secrets(sub, config["SECRET_KEY"]) if sub.enabled and sub.deleted_at is None else []
+    if keys:
+        headers["Service-Signature"] = signature_header(keys, int(clock.timestamp()), body)
+    return body, headers
+
+
+def send(started: Started, config) -> Outcome:
+    """The HTTP POST to the vetted address, outside any transaction, as an Outcome."""
+    timeout = float(config["WEBHOOK_TIMEOUT"])
+    networks = destinations.parse_networks(config.get("WEBHOOK_TRUSTED_NETWORKS"))
+    began = time.perf_counter()
+    try:
+        reply = webhook_transport.post(started.sub.url, started.body, started.headers, timeout,
+                                       config.get("WEBHOOK_CA_BUNDLE"), networks)
+    except webhook_transport.Blocked as blocked:
+        return Outcome(error=str(blocked), ms=_ms(began))
+    except webhook_transport.NetworkError as error:
+        return Outcome(error=str(error), address=error.address, ms=_ms(began))
+    return Outcome(reply=reply, address=reply.address, ms=_ms(began))
+
+
+def _ms(began: float) -> int:
+    return int((time.perf_counter() - began) * 1000)
+
+
+def _finish(started: Started, status: str, outcome: Outcome, next_at=None) -> None:
+    """Write the attempt's outcome and the delivery's new state in one transaction; a dead
+    delivery may notify the inbox and auto-disable its subscription."""
+    sub = started.sub
+    with write_transaction():
+        _record(started, status, outcome, next_at)
+        if status == "delivered":
+            if sub.last_error is not None:
+                run_sql(CLEAR_FAILURE_SQL, {"id": sub.id})
+            return
+        run_sql(NOTE_FAILURE_SQL, {"id": sub.id, "reason": outcome.reason[:500]})
+        if status == "dead" and outcome.error != DISABLED:
+            notices.delivery_dead(started.delivery, outcome.reason)
+            maybe_auto_disable(sub)
+
+
+def _record(started: Started, status: str, outcome: Outcome, next_at) -> None:
+    """The attempt's row finished and the delivery's row updated (inside the caller's transaction)."""
+    now, reply = clock.now(), outcome.reply
+    run_sql(RECORD_SQL, {"id": started.delivery.id, "status": status, "error": outcome.error, "now": now,
+                         "code": reply.status if reply else None, "ms": reply.ms if reply else None,
+                         "excerpt": reply.excerpt if reply else None, "next": next_at,
+                         "delivered": now if status == "delivered" else None})
+    headers = json.dumps(reply.headers, separators=(",", ":")) if reply else None
+    run_sql(FINISH_ATTEMPT_SQL, {"id": started.attempt_id, "now": now, "ms": outcome.ms,
+                                 "status": "succeeded" if outcome.succeeded else "failed",
+                                 "address": outcome.address, "code": reply.status if reply else None,
+                                 "headers": headers, "body": reply.body if reply else None,
+                                 "error": outcome.error})
+    started.delivery.status = status
+
+
+def _gone(started: Started, outcome: Outcome) -> None:
+    """A 410 Gone: the delivery is dead and the subscription disabled at once."""
+    with write_transaction():
+        _record(started, "dead", outcome, None)
+        disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
+    log.warning("webhook subscription %s disabled: the endpoint answered 410 Gone", started.sub.id)
+
+
+def disable(sub: WebhookSubscription, notice: str, reason: str, delivery_id: str | None = None) -> bool:
+    """Turn a subscription off with its notice, dead-letter its queue and tell the inbox (once)."""
+    now = clock.now()
+    changes = {"enabled": False, "disabled_at": now, "updated_at": now, "last_error": notice}
+    changed = (WebhookSubscription.update(**changes)
+               .where((WebhookSubscription.id == sub.id) & (WebhookSubscription.enabled == True))  # noqa: E712
+               .execute())
+    if not changed:  # already off: a concurrent attempt disabled it first
+        return False
+    dead_letter(sub)
+    notices.subscription_disabled(sub, reason, notice, delivery_id)
+    return True
 
 
 def maybe_auto_disable(sub: WebhookSubscription) -> bool:
@@ -149,11 +250,10 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
                                      & (WebhookDelivery.created_at <= window_start)).exists()
     if not failing_since or not sub.enabled:
         return False
-    changes = {"enabled": False, "disabled_at": now, "updated_at": now, "last_error": AUTO_DISABLE_NOTICE}
-    WebhookSubscription.update(**changes).where(WebhookSubscription.id == sub.id).execute()
-    dead_letter(sub)
-    log.warning("webhook subscription %s disabled after 7 days of failed deliveries", sub.id)
-    return True
+    if disable(sub, AUTO_DISABLE_NOTICE, "auto_disabled"):
+        log.warning("webhook subscription %s disabled after 7 days of failed deliveries", sub.id)
+        return True
+    return False
 
 
 def due_delivery_ids(limit: int = 1000) -> list[str]:

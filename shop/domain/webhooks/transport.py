@@ -18,8 +18,12 @@ from urllib3.exceptions import ConnectTimeoutError, HTTPError, NewConnectionErro
 from shop.domain.webhooks.destinations import literal_address, screen_address
 
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
-EXCERPT_BYTES = 1024
+BODY_BYTES = 2048  # the attempt log keeps the first 2 KB of a response body
+EXCERPT_CHARS = 500  # the delivery keeps a shorter excerpt of the last one
 USER_AGENT = "RepairShop-Webhooks/1"
+# response headers the attempt log keeps: useful for debugging, never a cookie or a credential
+SAFE_RESPONSE_HEADERS = ("content-type", "content-length", "content-encoding", "date", "retry-after",
+                         "location", "server", "x-request-id", "request-id", "x-correlation-id")
 
 
 class Blocked(Exception):
@@ -29,12 +33,20 @@ class Blocked(Exception):
 class NetworkError(Exception):
     """A failure the next attempt may not have: DNS, connection, TLS, timeout (retryable)."""
 
+    address: str | None = None  # the vetted address the attempt connected to, once known
+
 
 @dataclass(frozen=True)
 class Reply:
     status: int
-    excerpt: str
+    body: str  # the first BODY_BYTES of the response, as text
     ms: int
+    address: str
+    headers: dict
+
+    @property
+    def excerpt(self) -> str:
+        return self.body[:EXCERPT_CHARS]
 
 
 def vetted_address(host: str, port: int, trusted_networks=()) -> str:
@@ -62,6 +74,16 @@ def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | 
     host = parts.hostname.rstrip(".")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = vetted_address(host, port, trusted_networks)
+    try:
+        return _send(parts, host, port, address, body, headers, timeout, ca_bundle)
+    except NetworkError as error:
+        error.address = address
+        raise
+
+
+def _send(parts, host: str, port: int, address: str, body: bytes, headers: dict, timeout: float,
+          ca_bundle: str | None) -> Reply:
+    """POST to the vetted address over this thread's kept connection to it."""
     pool = _pool(parts.scheme, host, address, port, timeout, ca_bundle)
     deadline = urllib3.Timeout(total=timeout)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -71,7 +93,7 @@ def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | 
         response = pool.urlopen("POST", target, body=body, redirect=False, retries=False,
                                 preload_content=False, timeout=deadline,
                                 headers={**headers, "Host": netloc, "User-Agent": USER_AGENT})
-        excerpt = response.read(EXCERPT_BYTES, decode_content=False) or b""
+        excerpt = response.read(BODY_BYTES, decode_content=False) or b""
         if response.read(1, decode_content=False):  # more than we keep: never reuse a half-read connection
             _forget(pool)
         else:
@@ -86,7 +108,8 @@ def post(url: str, body: bytes, headers: dict, timeout: float, ca_bundle: str | 
         reason = _describe(error)
         raise NetworkError(reason if reason == "timeout" else f"network error: {reason}") from None
     ms = int((time.perf_counter() - started) * 1000)
-    return Reply(response.status, excerpt.decode("utf-8", "replace")[:500], ms)
+    kept = {name: value for name, value in response.headers.items() if name.lower() in SAFE_RESPONSE_HEADERS}
+    return Reply(response.status, excerpt.decode("utf-8", "replace"), ms, address, kept)
 
 
 # each worker thread keeps its keep-alive connections, per vetted address: the name is still
