@@ -2,9 +2,16 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, Schema, list_schema
+from schemas.common import PaginationArgsSchema, Schema, UtcDateTime, list_schema
 from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
 from shop.domain.webhooks.destinations import MAX_URL_LENGTH
+from shop.models.webhooks import (
+    ATTEMPT_STATUSES,
+    ATTEMPT_TRIGGERS,
+    RECOVERY_STATUSES,
+    STATS_WINDOWS,
+    TERMINAL,
+)
 
 TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
 
@@ -145,3 +152,91 @@ class WebhookDeliverySummarySchema(Schema):
 
 
 WebhookDeliveryListSchema = list_schema(WebhookDeliverySchema, "WebhookDeliveryListSchema")
+
+
+class Timestamp(ma.fields.DateTime):
+    """A stored UTC datetime dumped as the API writes every time: ISO 8601, milliseconds, Z."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if value is None:
+            return None
+        return value.isoformat(timespec="milliseconds") + "Z"
+
+
+def _timestamp(**kwargs):
+    return Timestamp(metadata=TIMESTAMP, **kwargs)
+
+
+class WebhookDeliveryAttemptSchema(Schema):
+    object = ma.fields.Constant("webhook_delivery_attempt")
+    id = ma.fields.String(metadata={"example": "whatt_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    delivery_id = ma.fields.String(metadata={"example": "whd_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    subscription_id = ma.fields.String()
+    number = ma.fields.Integer(metadata={"description": "1 for the first attempt of a run; a redeliver "
+                                                        "or a recovery starts a new run at 1"})
+    trigger = ma.fields.String(metadata={"enum": list(ATTEMPT_TRIGGERS)})
+    status = ma.fields.String(metadata={"enum": list(ATTEMPT_STATUSES),
+                                        "description": "started until the outcome is written; "
+                                                       "interrupted when a stopped worker cut it off"})
+    started_at = _timestamp()
+    finished_at = _timestamp(allow_none=True)
+    duration_ms = ma.fields.Integer(allow_none=True)
+    address = ma.fields.String(allow_none=True, metadata={"description": "the vetted IP address the "
+                                                                         "attempt connected to"})
+    request_headers = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.String())
+    response_status = ma.fields.Integer(allow_none=True)
+    response_headers = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.String(), allow_none=True)
+    response_body = ma.fields.String(allow_none=True, metadata={"description": "the first 2 KB, as text"})
+    error = ma.fields.String(allow_none=True, metadata={"example": "timeout"})
+
+
+WebhookDeliveryAttemptListSchema = list_schema(
+    WebhookDeliveryAttemptSchema, "WebhookDeliveryAttemptListSchema"
+)
+
+
+class WebhookRecoverSchema(Schema):
+    since = UtcDateTime(required=True, metadata=TIMESTAMP)
+    until = UtcDateTime(metadata={**TIMESTAMP, "description": "exclusive; absent: now"})
+    statuses = ma.fields.List(
+        ma.fields.String(validate=ma.validate.OneOf(TERMINAL)),
+        validate=ma.validate.Length(min=1, max=len(TERMINAL)),
+        metadata={"description": "terminal statuses to re-queue (default dead and failed)"})
+    dry_run = StrictBoolean(load_default=False)
+
+
+class WebhookRecoverySchema(Schema):
+    object = ma.fields.Constant("webhook_recovery")
+    id = ma.fields.String(metadata={"example": "whrec_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    subscription_id = ma.fields.String()
+    since = _timestamp()
+    until = _timestamp()
+    statuses = ma.fields.List(ma.fields.String(metadata={"enum": list(TERMINAL)}))
+    dry_run = ma.fields.Boolean()
+    count = ma.fields.Integer(metadata={"description": "deliveries matched (re-queued unless dry_run)"})
+    status = ma.fields.String(metadata={"enum": list(RECOVERY_STATUSES)})
+    created_at = _timestamp()
+
+
+class WebhookStatsArgsSchema(Schema):
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    window = ma.fields.String(load_default="24h", validate=ma.validate.OneOf(STATS_WINDOWS))
+
+
+class WebhookEndpointStatsSchema(Schema):
+    object = ma.fields.Constant("webhook_endpoint_stats")
+    subscription_id = ma.fields.String()
+    window = ma.fields.String(metadata={"enum": list(STATS_WINDOWS)})
+    since = _timestamp()
+    until = _timestamp()
+    attempts = ma.fields.Integer()
+    delivered = ma.fields.Integer(metadata={"description": "attempts answered with a 2xx"})
+    failed = ma.fields.Integer(metadata={"description": "attempts that failed or were interrupted"})
+    success_rate = ma.fields.Float(allow_none=True, metadata={"description": "delivered / finished "
+                                                                             "attempts; null without any"})
+    p50_response_ms = ma.fields.Integer(allow_none=True)
+    p95_response_ms = ma.fields.Integer(allow_none=True)
+    last_success_at = _timestamp(allow_none=True)
+    last_failure_at = _timestamp(allow_none=True)

@@ -165,3 +165,9 @@ def write_sql(text: str, params: dict) -> list:
     """run_sql for a statement that writes on its own (no transaction around it): through the gate."""
     with writer_gate.held():
         return db.execute_sql(text, params).fetchall()
+
+
+def locked(query):
+    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) where the
+    database has row locks (PostgreSQL); on SQLite the write transaction already holds every row."""
+    return query.for_update() if db.for_update else query

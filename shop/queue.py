@@ -16,6 +16,7 @@ from shop.queue_storage import SharedFileSqliteStorage
 
 # the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
 DELIVER_WEBHOOK = "tasks.webhooks.deliver_webhook"
+RECOVER_DELIVERIES = "tasks.webhooks.recover_deliveries"
 SEND_MESSAGE = "tasks.messages.send_message"
 
 _settings: dict = {}

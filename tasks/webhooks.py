@@ -2,7 +2,7 @@
 
 from huey import crontab
 
-from shop.domain.webhooks import engine
+from shop.domain.webhooks import engine, recovery
 from shop.queue import huey, settings
 
 
@@ -19,3 +19,11 @@ def sweep_webhooks() -> None:
     """Re-enqueue every due delivery: a lost enqueue, a killed consumer or a restart loses nothing."""
     for delivery_id in engine.due_delivery_ids():
         deliver_webhook(delivery_id)
+    for recovery_id in recovery.running_recovery_ids():
+        recover_deliveries(recovery_id)
+
+
+@huey.task()
+def recover_deliveries(recovery_id: str) -> None:
+    """One batch of a recovery; the batch queues the next one in its own transaction."""
+    recovery.run_batch(recovery_id)

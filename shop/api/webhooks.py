@@ -7,18 +7,25 @@ from schemas.common import ErrorSchema, NoBodySchema
 from schemas.webhooks import (
     WebhookCreateSchema,
     WebhookDeletedSchema,
+    WebhookDeliveryAttemptListSchema,
     WebhookDeliveryListSchema,
     WebhookDeliverySchema,
     WebhookDeliverySummarySchema,
+    WebhookEndpointStatsSchema,
     WebhookEventTypeListSchema,
     WebhookListSchema,
     WebhookQueryArgsSchema,
+    WebhookRecoverSchema,
+    WebhookRecoverySchema,
     WebhookRotatedSchema,
+    WebhookStatsArgsSchema,
     WebhookSubscriptionSchema,
     WebhookUpdateSchema,
     WebhookWithSecretSchema,
 )
 from shop.domain.webhooks import deliveries as webhook_deliveries
+from shop.domain.webhooks import recovery as webhook_recovery
+from shop.domain.webhooks import stats as webhook_stats
 from shop.domain.webhooks import subscriptions as webhooks
 from shop.platform.smorest import Blueprint
 
@@ -154,3 +161,45 @@ def deliveries_summary(id):
 def redeliver(_body, id, delivery_id):
     """Queue a delivered, dead or failed delivery again with its original payload and event id."""
     return webhook_deliveries.redeliver(g.tenant.id, id, delivery_id)
+
+
+@blp.route("/webhooks/<id>/deliveries/<delivery_id>")
+@blp.response(200, WebhookDeliverySchema)
+@blp.scope("webhooks.read")
+@blp.doc(operationId="getWebhookDelivery")
+def delivery(id, delivery_id):
+    """Retrieve one delivery of this subscription."""
+    return webhook_deliveries.get_delivery(g.tenant.id, id, delivery_id)
+
+
+@blp.route("/webhooks/<id>/deliveries/<delivery_id>/attempts")
+@blp.arguments(WebhookQueryArgsSchema, location="query")
+@blp.response(200, WebhookDeliveryAttemptListSchema)
+@blp.scope("webhooks.read")
+@blp.doc(operationId="listWebhookDeliveryAttempts")
+def delivery_attempts(args, id, delivery_id):
+    """List a delivery's attempts, oldest first: request headers, response, duration, error."""
+    return webhook_deliveries.list_attempts(g.tenant.id, id, delivery_id, args["limit"], args["cursor"])
+
+
+@blp.route("/webhooks/<id>/recover", methods=["POST"])
+@blp.arguments(WebhookRecoverSchema)
+@blp.response(202, WebhookRecoverySchema)
+@blp.alt_response(409, schema=ErrorSchema, description="recovery_in_progress: a recovery of this "
+                  "subscription is still running; or an idempotency conflict")
+@blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
+@blp.scope("webhooks.write")
+@blp.doc(operationId="recoverWebhookDeliveries")
+def recover(body, id):
+    """Re-queue the finished deliveries created in [since, until) (dry_run: only count them)."""
+    return webhook_recovery.recover(g.tenant.id, id, body)
+
+
+@blp.route("/webhooks/<id>/stats")
+@blp.arguments(WebhookStatsArgsSchema, location="query")
+@blp.response(200, WebhookEndpointStatsSchema)
+@blp.scope("webhooks.read")
+@blp.doc(operationId="getWebhookEndpointStats")
+def stats(args, id):
+    """Attempts, success rate, p50/p95 response time and the latest outcomes over 24 h or 7 d."""
+    return webhook_stats.endpoint_stats(g.tenant.id, id, args["window"])

@@ -85,8 +85,7 @@ def _tables(db):
 def up(migrator, db) -> None:
     """Add the two columns, then create the two tables with their indexes."""
     migrator.migrate(
-        migrator.add_column("webhook_delivery", "run_trigger",
-                            CharField(max_length=16, default="initial")),
+        migrator.add_column("webhook_delivery", "run_trigger", CharField(max_length=16, default="initial")),
         migrator.add_column("webhook_subscription", "dead_notice_on", DateField(null=True)),
     )
     db.create_tables(_tables(db))

@@ -49,18 +49,28 @@ class SmtpSink:
 
 
 class HttpReceiver:
-    """A JSON HTTP server on 127.0.0.1 answering from a script of (status, body) and recording requests."""
+    """A JSON HTTP server on 127.0.0.1 answering from a script of (status, body[, headers]) and
+    recording requests; `keep_alive` speaks HTTP/1.1 and `connections` counts the connections."""
 
-    def __init__(self, script=None, default=(200, {"id": "gw-1"}), ssl_context=None, delay=0.0):
+    def __init__(self, script=None, default=(200, {"id": "gw-1"}), ssl_context=None, delay=0.0,
+                 keep_alive=False):
         self.script = list(script or [])
         self.default = default
         self.delay = delay
         self.scheme = "https" if ssl_context else "http"
         self.requests = []
+        self.connections = 0
         self.lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
+            def setup(self):
+                super().setup()
+                with receiver.lock:
+                    receiver.connections += 1
+
             def do_POST(self):
                 expected = int(self.headers.get("Content-Length", 0))
                 body = self.rfile.read(expected)
@@ -70,9 +80,11 @@ class HttpReceiver:
                 time.sleep(receiver.delay)
                 with receiver.lock:
                     receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    status, answer = receiver.script.pop(0) if receiver.script else receiver.default
+                    status, answer, *extra = receiver.script.pop(0) if receiver.script else receiver.default
                 payload = json.dumps(answer).encode()
                 self.send_response(status)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

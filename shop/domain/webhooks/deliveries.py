@@ -1,4 +1,4 @@
-"""The deliveries of a subscription as the API shows them: list, summary, redeliver."""
+"""The deliveries of a subscription as the API shows them: list, one, its attempts, summary, redeliver."""
 
 from peewee import fn
 
@@ -6,12 +6,13 @@ from shop import clock
 from shop.db import write_transaction
 from shop.domain.events import outbox
 from shop.domain.webhooks.subscriptions import delivery_dto, get_subscription_or_404
-from shop.models import WebhookDelivery
+from shop.models import WebhookDelivery, WebhookDeliveryAttempt
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
 
 ORDER = [(WebhookDelivery.created_at, True), (WebhookDelivery.id, True)]
+ATTEMPT_ORDER = [(WebhookDeliveryAttempt.started_at, False), (WebhookDeliveryAttempt.id, False)]
 
 
 def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: str | None) -> dict:
@@ -19,6 +20,30 @@ def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: st
     sub = get_subscription_or_404(tenant_id, subscription_id)
     query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
     return paginate(query, ORDER, limit, cursor).envelope(delivery_dto)
+
+
+def get_delivery_or_404(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
+    """A delivery of this tenant's live subscription, else 404 (another's looks like a missing one)."""
+    sub = get_subscription_or_404(tenant_id, subscription_id)
+    delivery = (WebhookDelivery.for_tenant(tenant_id)
+                .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
+                .first())
+    if delivery is None:
+        raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
+    return delivery
+
+
+def get_delivery(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
+    """One delivery of a subscription."""
+    return delivery_dto(get_delivery_or_404(tenant_id, subscription_id, delivery_id))
+
+
+def list_attempts(tenant_id: str, subscription_id: str, delivery_id: str, limit: int, cursor: str | None):
+    """A delivery's attempt log, oldest first (records; the schema dumps them)."""
+    delivery = get_delivery_or_404(tenant_id, subscription_id, delivery_id)
+    query = (WebhookDeliveryAttempt.for_tenant(tenant_id)
+             .where(WebhookDeliveryAttempt.delivery == delivery.id))
+    return paginate(query, ATTEMPT_ORDER, limit, cursor).envelope(lambda attempt: attempt)
 
 
 def summary(tenant_id: str, subscription_id: str) -> dict:
@@ -49,19 +74,15 @@ def _latest(stamps: list) -> str | None:
 def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
     """Queue a finished delivery again: same payload and event id, attempt counter reset."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
-        delivery = (WebhookDelivery.for_tenant(tenant_id)
-                    .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
-                    .first())
-        if delivery is None:
-            raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
+        delivery = get_delivery_or_404(tenant_id, subscription_id, delivery_id)
+        sub = delivery.subscription
         if delivery.status in IN_FLIGHT:
             raise ApiError(422, "delivery_in_flight", "This delivery is still pending or retrying.")
         if not sub.enabled:
             raise ApiError(422, "subscription_disabled", "This subscription is disabled; enable it first.")
         now = clock.now()
         delivery.status, delivery.attempts, delivery.next_attempt_at = "pending", 0, now
-        delivery.claimed_until, delivery.updated_at = None, now
+        delivery.claimed_until, delivery.updated_at, delivery.run_trigger = None, now, "redeliver"
         delivery.save()
         outbox.enqueue([delivery.id])
     return delivery_dto(delivery)

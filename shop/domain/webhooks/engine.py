@@ -148,17 +148,27 @@ def start_attempt(delivery_id: str, config) -> Started | None:
         body, headers = _signed(delivery, sub, config)
         trigger = delivery.run_trigger if delivery.attempts == 1 else "retry"
         row = WebhookDeliveryAttempt.insert_row(
-            id=new_attempt_id(), tenant=delivery.tenant_id, delivery=delivery.id,
-            subscription=sub.id, number=delivery.attempts, trigger=trigger, status="started",
-            started_at=now, request_headers=headers)
+            id=new_attempt_id(),
+            tenant=delivery.tenant_id,
+            delivery=delivery.id,
+            subscription=sub.id,
+            number=delivery.attempts,
+            trigger=trigger,
+            status="started",
+            started_at=now,
+            request_headers=headers,
+        )
     return Started(delivery, sub, row.id, body, headers)
 
 
 def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:
     """The body as sent and the headers that go with it (a disabled subscription has no secret)."""
     body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
-    headers = {"Content-Type": "application/json", "Service-Event-Id": delivery.event_id,
-               "Service-Event-Type": delivery.event_type}
+    headers = {
+        "Content-Type": "application/json",
+        "Service-Event-Id": delivery.event_id,
+        "Service-Event-Type": delivery.event_type,
+    }
     keys = signing_secrets(sub, config["SECRET_KEY"]) if sub.enabled and sub.deleted_at is None else []
     if keys:
         headers["Service-Signature"] = signature_header(keys, int(clock.timestamp()), body)
@@ -171,8 +181,9 @@ def send(started: Started, config) -> Outcome:
     networks = destinations.parse_networks(config.get("WEBHOOK_TRUSTED_NETWORKS"))
     began = time.perf_counter()
     try:
-        reply = webhook_transport.post(started.sub.url, started.body, started.headers, timeout,
-                                       config.get("WEBHOOK_CA_BUNDLE"), networks)
+        reply = webhook_transport.post(
+            started.sub.url, started.body, started.headers, timeout, config.get("WEBHOOK_CA_BUNDLE"), networks
+        )
     except webhook_transport.Blocked as blocked:
         return Outcome(error=str(blocked), ms=_ms(began))
     except webhook_transport.NetworkError as error:
@@ -203,16 +214,35 @@ def _finish(started: Started, status: str, outcome: Outcome, next_at=None) -> No
 def _record(started: Started, status: str, outcome: Outcome, next_at) -> None:
     """The attempt's row finished and the delivery's row updated (inside the caller's transaction)."""
     now, reply = clock.now(), outcome.reply
-    run_sql(RECORD_SQL, {"id": started.delivery.id, "status": status, "error": outcome.error, "now": now,
-                         "code": reply.status if reply else None, "ms": reply.ms if reply else None,
-                         "excerpt": reply.excerpt if reply else None, "next": next_at,
-                         "delivered": now if status == "delivered" else None})
+    run_sql(
+        RECORD_SQL,
+        {
+            "id": started.delivery.id,
+            "status": status,
+            "error": outcome.error,
+            "now": now,
+            "code": reply.status if reply else None,
+            "ms": reply.ms if reply else None,
+            "excerpt": reply.excerpt if reply else None,
+            "next": next_at,
+            "delivered": now if status == "delivered" else None,
+        },
+    )
     headers = json.dumps(reply.headers, separators=(",", ":")) if reply else None
-    run_sql(FINISH_ATTEMPT_SQL, {"id": started.attempt_id, "now": now, "ms": outcome.ms,
-                                 "status": "succeeded" if outcome.succeeded else "failed",
-                                 "address": outcome.address, "code": reply.status if reply else None,
-                                 "headers": headers, "body": reply.body if reply else None,
-                                 "error": outcome.error})
+    run_sql(
+        FINISH_ATTEMPT_SQL,
+        {
+            "id": started.attempt_id,
+            "now": now,
+            "ms": outcome.ms,
+            "status": "succeeded" if outcome.succeeded else "failed",
+            "address": outcome.address,
+            "code": reply.status if reply else None,
+            "headers": headers,
+            "body": reply.body if reply else None,
+            "error": outcome.error,
+        },
+    )
     started.delivery.status = status
 
 
@@ -228,9 +258,11 @@ def disable(sub: WebhookSubscription, notice: str, reason: str, delivery_id: str
     """Turn a subscription off with its notice, dead-letter its queue and tell the inbox (once)."""
     now = clock.now()
     changes = {"enabled": False, "disabled_at": now, "updated_at": now, "last_error": notice}
-    changed = (WebhookSubscription.update(**changes)
-               .where((WebhookSubscription.id == sub.id) & (WebhookSubscription.enabled == True))  # noqa: E712
-               .execute())
+    changed = (
+        WebhookSubscription.update(**changes)
+        .where((WebhookSubscription.id == sub.id) & (WebhookSubscription.enabled == True))  # noqa: E712
+        .execute()
+    )
     if not changed:  # already off: a concurrent attempt disabled it first
         return False
     dead_letter(sub)
@@ -246,8 +278,9 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
     if deliveries.where(WebhookDelivery.delivered_at >= window_start).exists():
         return False
     # the failures must span the window: a dead delivery at least 7 days old, none delivered since
-    failing_since = deliveries.where(WebhookDelivery.status.in_(("dead", "failed"))
-                                     & (WebhookDelivery.created_at <= window_start)).exists()
+    failing_since = deliveries.where(
+        WebhookDelivery.status.in_(("dead", "failed")) & (WebhookDelivery.created_at <= window_start)
+    ).exists()
     if not failing_since or not sub.enabled:
         return False
     if disable(sub, AUTO_DISABLE_NOTICE, "auto_disabled"):
@@ -259,8 +292,14 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
 def due_delivery_ids(limit: int = 1000) -> list[str]:
     """Pending or retrying deliveries whose time has come and that no worker holds (for the sweep)."""
     now = clock.now()
-    rows = (WebhookDelivery.select(WebhookDelivery.id)
-            .where(WebhookDelivery.status.in_(IN_FLIGHT) & (WebhookDelivery.next_attempt_at <= now)
-                   & (WebhookDelivery.claimed_until.is_null() | (WebhookDelivery.claimed_until < now)))
-            .order_by(WebhookDelivery.next_attempt_at).limit(limit))
+    rows = (
+        WebhookDelivery.select(WebhookDelivery.id)
+        .where(
+            WebhookDelivery.status.in_(IN_FLIGHT)
+            & (WebhookDelivery.next_attempt_at <= now)
+            & (WebhookDelivery.claimed_until.is_null() | (WebhookDelivery.claimed_until < now))
+        )
+        .order_by(WebhookDelivery.next_attempt_at)
+        .limit(limit)
+    )
     return [row.id for row in rows]

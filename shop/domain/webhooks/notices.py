@@ -19,9 +19,14 @@ def subscription_disabled(sub: WebhookSubscription, reason: str, notice: str, de
     details = {"subscription_id": sub.id, "url": sub.url, "reason": reason}
     if delivery_id is not None:
         details["delivery_id"] = delivery_id
-    Notification.create(tenant=sub.tenant_id, scope="global", type=DISABLED_TYPE,
-                        message=f"Webhook endpoint {sub.url[:200]} was disabled. {notice}",
-                        details=details, created_at=clock.now())
+    Notification.create(
+        tenant=sub.tenant_id,
+        scope="global",
+        type=DISABLED_TYPE,
+        message=f"Webhook endpoint {sub.url[:200]} was disabled. {notice}",
+        details=details,
+        created_at=clock.now(),
+    )
 
 
 def delivery_dead(delivery: WebhookDelivery, reason: str) -> bool:
@@ -30,10 +35,18 @@ def delivery_dead(delivery: WebhookDelivery, reason: str) -> bool:
     cursor = db.execute_sql(CLAIM_DAY_SQL, {"id": delivery.subscription_id, "today": today})
     if cursor.rowcount != 1:
         return False
-    Notification.create(tenant=delivery.tenant_id, scope="global", type=DEAD_TYPE,
-                        message=f"A webhook delivery failed permanently ({reason[:200]}); later ones "
-                                "today are in the subscription's delivery log.",
-                        details={"subscription_id": delivery.subscription_id, "delivery_id": delivery.id,
-                                 "event_id": delivery.event_id, "event_type": delivery.event_type},
-                        created_at=clock.now())
+    Notification.create(
+        tenant=delivery.tenant_id,
+        scope="global",
+        type=DEAD_TYPE,
+        message=f"A webhook delivery failed permanently ({reason[:200]}); later ones "
+        "today are in the subscription's delivery log.",
+        details={
+            "subscription_id": delivery.subscription_id,
+            "delivery_id": delivery.id,
+            "event_id": delivery.event_id,
+            "event_type": delivery.event_type,
+        },
+        created_at=clock.now(),
+    )
     return True
