@@ -72,7 +72,10 @@ class UtcDateTime(ma.fields.DateTime):
         loaded = super()._deserialize(value, attr, data, **kwargs)
         if loaded.tzinfo is None:
             return loaded
-        return loaded.astimezone(datetime.UTC).replace(tzinfo=None)
+        try:
+            return loaded.astimezone(datetime.UTC).replace(tzinfo=None)
+        except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
+            raise ma.ValidationError("Not a valid datetime: outside years 1 to 9999 in UTC.") from None
 
 
 class QueryBool(ma.fields.Boolean):

@@ -11,8 +11,14 @@ from playhouse.shortcuts import model_to_dict
 from schemathesis import checks
 
 from schemas.common import CURSOR_PATTERN
-from shop import gunicorn_conf
-from shop.models import Appointment, Notification, WebhookDelivery, WebhookSubscription
+from shop import clock, gunicorn_conf
+from shop.models import (
+    Appointment,
+    Notification,
+    WebhookDelivery,
+    WebhookDeliveryAttempt,
+    WebhookSubscription,
+)
 from shop.platform.ids import ID_PATTERN
 from tests.helpers import auth_headers, tenant_fixture
 
@@ -20,6 +26,7 @@ KEY = "sk_test_acme_token_0001"
 # the ids the document gives as path examples, so the examples phase reaches real records
 SUBSCRIPTION_ID = "whsub_3f9a2c1b7e8d4f6011223344"
 DELIVERY_ID = "whd_8c1e2f3a4b5d6e7f00112233"
+ATTEMPT_ID = "whatt_8c1e2f3a4b5d6e7f00112233"
 
 
 def contract_tenant() -> dict:
@@ -112,6 +119,24 @@ def contract_schema(app, client, load, monkeypatch):
     WebhookDelivery.update(id=DELIVERY_ID, status="delivered").where(
         WebhookDelivery.id == ping.get_json()["id"]
     ).execute()
+    # an attempt in the delivery's log, so its list dumps a real record
+    WebhookDeliveryAttempt.create(
+        id=ATTEMPT_ID,
+        tenant="acme",
+        delivery=DELIVERY_ID,
+        subscription=SUBSCRIPTION_ID,
+        number=1,
+        trigger="initial",
+        status="succeeded",
+        started_at=clock.now(),
+        finished_at=clock.now(),
+        duration_ms=12,
+        address="203.0.113.9",
+        request_headers={"Content-Type": "application/json"},
+        response_status=200,
+        response_headers={"Content-Type": "application/json"},
+        response_body="{}",
+    )
     EXAMPLE_ROWS[:] = [
         (model, model_to_dict(model.get_by_id(pk), recurse=False))
         for model, pk in (
@@ -119,6 +144,7 @@ def contract_schema(app, client, load, monkeypatch):
             (Notification, 50),
             (WebhookSubscription, SUBSCRIPTION_ID),
             (WebhookDelivery, DELIVERY_ID),
+            (WebhookDeliveryAttempt, ATTEMPT_ID),
         )
     ]
     # the key goes in as the document's bearerAuth scheme, so cases without it stay without it
@@ -188,6 +214,9 @@ EXCUSED_REFUSALS = {
     ("update_failed", None): "the appointment's status does not allow the change",
     ("slot_unavailable", None): "the slot is taken or outside business hours",
     ("send_failed", None): "the recipient is suppressed or lacks consent",
+    ("recovery_in_progress", None): "an earlier case's recovery of the subscription is still running",
+    # recover: a window is [since, until), so until must come after since (two fields again)
+    ("invalid_field", "until"): "recover: until must be later than since",
 }
 # the spec: malformed usage parameters are ignored, never an error; the document's maxLength only
 # bounds the request line, so a longer value is accepted like any other malformed one
@@ -252,6 +281,10 @@ OPERATION_IDS = {
     ("get", "/api/v1/webhooks/{id}/deliveries"): "listWebhookDeliveries",
     ("get", "/api/v1/webhooks/{id}/deliveries/summary"): "getWebhookDeliverySummary",
     ("post", "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver"): "redeliverWebhookDelivery",
+    ("get", "/api/v1/webhooks/{id}/deliveries/{delivery_id}"): "getWebhookDelivery",
+    ("get", "/api/v1/webhooks/{id}/deliveries/{delivery_id}/attempts"): "listWebhookDeliveryAttempts",
+    ("post", "/api/v1/webhooks/{id}/recover"): "recoverWebhookDeliveries",
+    ("get", "/api/v1/webhooks/{id}/stats"): "getWebhookEndpointStats",
 }
 METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
 
