@@ -269,7 +269,7 @@ def test_the_first_dead_delivery_of_a_day_notifies_once(client, shop, app, monke
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "")  # blocked: dead at the first attempt
     for i in range(3):
         inbound(f"m{i}")
-    for delivery in WebhookDelivery.select():
+    for delivery in list(WebhookDelivery.select()):
         engine.attempt(delivery.id, app.config)
     notices = list(Notification.select().where(Notification.type == "webhook_delivery_dead"))
     assert len(notices) == 1 and notices[0].details["subscription_id"] == sub["id"]
@@ -395,7 +395,7 @@ def test_stats_match_the_attempts_made(client, shop, app, receiver):
     sub = subscribe(client, shop, hook.hook_url())
     for i in range(3):
         inbound(f"m{i}")
-    for delivery in WebhookDelivery.select():
+    for delivery in list(WebhookDelivery.select()):
         while engine.attempt(delivery.id, app.config) is not None:
             pass
     rows = list(WebhookDeliveryAttempt.select())
