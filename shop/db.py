@@ -168,6 +168,6 @@ def write_sql(text: str, params: dict) -> list:
 
 
 def locked(query):
-    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) where the
-    database has row locks (PostgreSQL); on SQLite the write transaction already holds every row."""
+    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) on a
+    database with row locks; on SQLite the write transaction already holds every row."""
     return query.for_update() if db.for_update else query
