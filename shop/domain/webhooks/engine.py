@@ -47,14 +47,19 @@ def new_attempt_id() -> str:
 # the statements run for every attempt, as constant SQL the driver prepares once (building them
 # with the query builder cost more than the HTTP request: docs/performance.md). The claim counts
 # the attempt: one cut off by a killed worker still counts in `attempts`.
+# due and held by no worker (the names are the delivery's alone, so they read the same in the join)
+DUE = (
+    "status IN ('pending', 'retrying') AND next_attempt_at <= :now "
+    "AND (claimed_until IS NULL OR claimed_until < :now)"
+)
+# read (no write lock) the delivery and its subscription, so the body is signed before the claim
+DUE_SQL = named_sql(
+    f"SELECT {WebhookDelivery.columns('d')}, {WebhookSubscription.columns('s')} FROM webhook_delivery d "
+    f"JOIN webhook_subscription s ON s.id = d.subscription_id WHERE d.id = :id AND {DUE}"
+)
 CLAIM_SQL = named_sql(
     "UPDATE webhook_delivery SET claimed_until = :until, attempts = attempts + 1, "
-    "last_attempt_at = :now, updated_at = :now "
-    "WHERE id = :id AND status IN ('pending', 'retrying') AND next_attempt_at <= :now "
-    f"AND (claimed_until IS NULL OR claimed_until < :now) RETURNING {WebhookDelivery.columns()}"
-)
-SUBSCRIPTION_SQL = named_sql(
-    f"SELECT {WebhookSubscription.columns()} FROM webhook_subscription WHERE id = :id"
+    f"last_attempt_at = :now, updated_at = :now WHERE id = :id AND {DUE} RETURNING attempts, run_trigger"
 )
 # an attempt still "started" when its delivery is claimed again was cut off by a killed worker
 INTERRUPTED_SQL = named_sql(
@@ -134,31 +139,39 @@ def attempt(delivery_id: str, config) -> float | None:
 
 def start_attempt(delivery_id: str, config) -> Started | None:
     """Claim a due delivery and write its attempt as started, in one short transaction of its own,
-    before any request goes out (None if it is not due or another worker has it)."""
+    before any request goes out (None if it is not due or another worker has it).
+
+    The delivery is read and signed first, outside the write lock: the lock is held for the claim
+    and the insert only (a thread holding it must not wait for the GIL behind Python work).
+    """
     now = clock.now()
-    until = now + timedelta(seconds=hold_seconds(config))
+    rows = run_sql(DUE_SQL, {"id": delivery_id, "now": now})
+    if not rows:  # not due, or another worker has it: no write lock taken at all
+        return None
+    split = len(WebhookDelivery._meta.sorted_fields)
+    delivery = WebhookDelivery.from_row(rows[0][:split])
+    sub = WebhookSubscription.from_row(rows[0][split:])
+    body, headers = _signed(delivery, sub, config)
+    attempt_id, until = new_attempt_id(), now + timedelta(seconds=hold_seconds(config))
     with write_transaction():
-        rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
-        if not rows:
+        claimed = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
+        if not claimed:  # another worker claimed it since the read
             return None
-        delivery = WebhookDelivery.from_row(rows[0])
-        sub = WebhookSubscription.from_row(run_sql(SUBSCRIPTION_SQL, {"id": delivery.subscription_id})[0])
+        delivery.attempts, delivery.run_trigger = claimed[0]
         if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
             run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
-        body, headers = _signed(delivery, sub, config)
-        trigger = delivery.run_trigger if delivery.attempts == 1 else "retry"
-        row = WebhookDeliveryAttempt.insert_row(
-            id=new_attempt_id(),
+        WebhookDeliveryAttempt.insert_row(
+            id=attempt_id,
             tenant=delivery.tenant_id,
             delivery=delivery.id,
             subscription=sub.id,
             number=delivery.attempts,
-            trigger=trigger,
+            trigger=delivery.run_trigger if delivery.attempts == 1 else "retry",
             status="started",
             started_at=now,
             request_headers=headers,
         )
-    return Started(delivery, sub, row.id, body, headers)
+    return Started(delivery, sub, attempt_id, body, headers)
 
 
 def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:
