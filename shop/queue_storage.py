@@ -20,6 +20,9 @@ class SharedFileSqliteStorage(SqliteStorage):
       queue behind each other for reads;
     - pop_data looks before it takes the write lock: after every task Huey pops the task's revoke
       key, which almost never exists;
+    - dequeue reads the next tasks without the write lock and takes one with a single DELETE
+      (Huey selects and deletes inside one write transaction: four statements, each handing the
+      GIL over, while every other writer waits; docs/performance.md, Webhooks);
     - a task enqueued inside one of the app's write transactions is written in that transaction:
       it commits with the rows it is about, or not at all, and costs no transaction of its own;
     - the schema is created only when missing (the app creates it with its own tables): setting
@@ -118,6 +121,18 @@ class SharedFileSqliteStorage(SqliteStorage):
                                (self.name, self.to_blob(data), priority or 0))
         else:
             super().enqueue(data, priority)
+
+    DEQUEUE_LOOKAHEAD = 8  # candidates read at once: racing workers each find one still there
+
+    def dequeue(self):
+        candidates = self.sql("SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?",
+                              (self.name, self.DEQUEUE_LOOKAHEAD), results=True)
+        for task_id, data in candidates:
+            with writer_gate.held():  # one statement: SQLite's own transaction, no BEGIN or COMMIT
+                taken = self.conn.execute("DELETE FROM task WHERE id = ?", (task_id,)).rowcount
+            if taken == 1:  # else another worker took it since the read: try the next one
+                return data
+        return None
 
     def pop_data(self, key):
         if self.peek_data(key) is EmptyData:
