@@ -23,7 +23,7 @@ import time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-GOAL = 0.5
+GOAL = 0.8
 SECRET = "whsec_bench_secret_0000000000000000000000"
 
 

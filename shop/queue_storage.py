@@ -6,8 +6,8 @@ import threading
 from huey.constants import EmptyData
 from huey.storage import SqliteStorage
 
+from shop.db import SAFETY_NET_PAGES, writer_gate
 from shop.db import db as app_db
-from shop.db import writer_gate
 
 
 class SharedFileSqliteStorage(SqliteStorage):
@@ -16,6 +16,8 @@ class SharedFileSqliteStorage(SqliteStorage):
     - synchronous=NORMAL like the app's connections (SqliteHuey runs FULL: an fsync per enqueue;
       in WAL mode NORMAL is still safe against corruption and loses at most the last commits on a
       power cut);
+    - no checkpoint in a writer's commit below the app's safety net: the app's background
+      checkpointer (shop.db.Checkpointer) copies the WAL, outside every writer's critical path;
     - a connection per thread instead of one connection behind one lock, so worker threads do not
       queue behind each other for reads;
     - pop_data looks before it takes the write lock: after every task Huey pops the task's revoke
@@ -57,6 +59,8 @@ class SharedFileSqliteStorage(SqliteStorage):
     def _create_connection(self):
         conn = super()._create_connection()
         conn.execute("pragma synchronous=1")
+        # the app's background checkpointer copies the WAL; this connection only as a safety net
+        conn.execute(f"pragma wal_autocheckpoint={SAFETY_NET_PAGES}")
         return conn
 
     @property
