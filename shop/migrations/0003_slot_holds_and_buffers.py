@@ -4,7 +4,12 @@ The table is declared here as it stands at this version (not imported from shop.
 script keeps creating the same table whatever the models become later.
 """
 
-from peewee import CharField, DateField, DateTimeField, ForeignKeyField, IntegerField, Model
+from peewee import SQL, CharField, DateField, DateTimeField, ForeignKeyField, IntegerField, Model
+
+
+def _minutes() -> IntegerField:
+    """Buffer minutes: 0 by default in the database too, so a writer that leaves them out still works."""
+    return IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
 
 
 def _hold_model(db):
@@ -25,8 +30,8 @@ def _hold_model(db):
         duration_minutes = IntegerField()
         service_id = CharField(max_length=40, null=True)
         tech_id = CharField(max_length=40, null=True)
-        buffer_before_minutes = IntegerField(default=0)
-        buffer_after_minutes = IntegerField(default=0)
+        buffer_before_minutes = _minutes()
+        buffer_after_minutes = _minutes()
         status = CharField(max_length=16, default="active")
         expires_at = DateTimeField()
         created_at = DateTimeField()
@@ -45,7 +50,7 @@ def up(migrator, db) -> None:
     """Create slot_hold; add service_id and the two buffers to appointment (existing rows: none, 0, 0)."""
     migrator.migrate(
         migrator.add_column("appointment", "service_id", CharField(max_length=40, null=True)),
-        migrator.add_column("appointment", "buffer_before_minutes", IntegerField(default=0)),
-        migrator.add_column("appointment", "buffer_after_minutes", IntegerField(default=0)),
+        migrator.add_column("appointment", "buffer_before_minutes", _minutes()),
+        migrator.add_column("appointment", "buffer_after_minutes", _minutes()),
     )
     db.create_tables([_hold_model(db)])

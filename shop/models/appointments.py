@@ -1,6 +1,6 @@
 """Appointments: dates and times are the shop's local wall clock, timestamps are UTC."""
 
-from peewee import AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
+from peewee import SQL, AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
 from shop.models.base import BaseModel, UTCDateTimeField
@@ -41,8 +41,8 @@ class Appointment(BaseModel):
     # the booking settings' service it was booked as, and that service's buffers when it was booked:
     # internal (not in the resource), they keep other bookings away from the job
     service_id = CharField(max_length=40, null=True)
-    buffer_before_minutes = IntegerField(default=0)
-    buffer_after_minutes = IntegerField(default=0)
+    buffer_before_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    buffer_after_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
 
     class Meta:
         # the list order (keyset pages) and the slot computation's one-day lookup; the two
@@ -69,8 +69,8 @@ class SlotHold(BaseModel):
     duration_minutes = IntegerField()
     service_id = CharField(max_length=40, null=True)
     tech_id = CharField(max_length=40, null=True)
-    buffer_before_minutes = IntegerField(default=0)
-    buffer_after_minutes = IntegerField(default=0)
+    buffer_before_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    buffer_after_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
     status = CharField(max_length=16, default="active")
     expires_at = UTCDateTimeField()
     created_at = UTCDateTimeField(default=clock.now)

@@ -37,8 +37,12 @@ def create_hold(tenant_id: str, body: dict) -> SlotHold:
     span = _span(booking, body)
     day, time = body["date"], body["time"]
     if slot_utc(day, minutes(time), zone) is None:
-        raise ApiError(400, "invalid_time", f"{time} does not exist on {day.isoformat()} in {zone.key} "
-                       "(the clocks skip it).", param="time")
+        raise ApiError(
+            400,
+            "invalid_time",
+            f"{time} does not exist on {day.isoformat()} in {zone.key} (the clocks skip it).",
+            param="time",
+        )
     try:
         with write_transaction():
             lock_day(tenant_id, day)
@@ -47,10 +51,18 @@ def create_hold(tenant_id: str, body: dict) -> SlotHold:
             if reasons:
                 raise SlotTaken(day, time, span, reasons)
             return SlotHold.create(
-                id=new_hold_id(), tenant=tenant_id, scheduled_date=day, scheduled_time=time,
-                duration_minutes=span.length, service_id=body.get("service_id"), tech_id=span.tech_id,
-                buffer_before_minutes=span.before, buffer_after_minutes=span.after,
-                expires_at=clock.now() + timedelta(minutes=booking.hold_minutes), created_at=clock.now())
+                id=new_hold_id(),
+                tenant=tenant_id,
+                scheduled_date=day,
+                scheduled_time=time,
+                duration_minutes=span.length,
+                service_id=body.get("service_id"),
+                tech_id=span.tech_id,
+                buffer_before_minutes=span.before,
+                buffer_after_minutes=span.after,
+                expires_at=clock.now() + timedelta(minutes=booking.hold_minutes),
+                created_at=clock.now(),
+            )
     except SlotTaken as taken:
         raise taken.answer(tenant_id, param="time") from None
 
@@ -58,12 +70,21 @@ def create_hold(tenant_id: str, body: dict) -> SlotHold:
 def _span(booking: Booking | None, body: dict) -> Span:
     """The span asked for; 409 when the shop takes no online bookings, 400 for an unknown service or tech."""
     if booking is None or not booking.enabled:
-        raise ApiError(409, "slot_unavailable", "Online booking is disabled for this shop.", param="date",
-                       details={"reasons": [{"code": "disabled"}], "next_available": []})
+        raise ApiError(
+            409,
+            "slot_unavailable",
+            "Online booking is disabled for this shop.",
+            param="date",
+            details={"reasons": [{"code": "disabled"}], "next_available": []},
+        )
     service_id, tech_id = body.get("service_id"), body.get("tech_id")
     if service_id is not None and booking.service(service_id) is None:
-        raise ApiError(400, "invalid_service_id", f"No service {service_id!r} in the booking settings.",
-                       param="service_id")
+        raise ApiError(
+            400,
+            "invalid_service_id",
+            f"No service {service_id!r} in the booking settings.",
+            param="service_id",
+        )
     if tech_id is not None and booking.tech(tech_id) is None:
         raise ApiError(400, "invalid_field", f"No tech {tech_id!r} on the roster.", param="tech_id")
     return span_of(booking, service_id, body.get("duration_minutes"), tech_id)
@@ -82,8 +103,12 @@ def release_hold(tenant_id: str, hold_id: str) -> SlotHold:
     with write_transaction():
         hold = find_hold(tenant_id, hold_id)
         if hold.status == "consumed":
-            raise ApiError(409, "hold_consumed", "The hold was consumed by a booking; cancel the "
-                           f"appointment {hold.appointment_id} instead.", param="id")
+            raise ApiError(
+                409,
+                "hold_consumed",
+                f"The hold was consumed by a booking; cancel the appointment {hold.appointment_id} instead.",
+                param="id",
+            )
         if hold.state == "active":
             hold.status, hold.released_at = "released", clock.now()
             hold.save()
@@ -108,19 +133,32 @@ def consume_hold(tenant_id: str, hold_id: str, day: date, time: str, length: int
     state = hold.state
     if state != "active":
         raise ApiError(409, f"hold_{state}", UNUSABLE[state], param="hold_id")
-    held = {"scheduled_date": hold.scheduled_date.isoformat(), "scheduled_time": hold.scheduled_time,
-            "duration_minutes": hold.duration_minutes}
-    asked = {"scheduled_date": day.isoformat(), "scheduled_time": time,
-             "duration_minutes": hold.duration_minutes if length is None else length}
+    held = {
+        "scheduled_date": hold.scheduled_date.isoformat(),
+        "scheduled_time": hold.scheduled_time,
+        "duration_minutes": hold.duration_minutes,
+    }
+    asked = {
+        "scheduled_date": day.isoformat(),
+        "scheduled_time": time,
+        "duration_minutes": hold.duration_minutes if length is None else length,
+    }
     differs = [name for name in held if held[name] != asked[name]]
     if differs:
-        raise ApiError(409, "hold_mismatch", f"The hold is for {held['scheduled_date']} "
-                       f"{held['scheduled_time']}, {held['duration_minutes']} minutes; the body asks for "
-                       "another span.", param=differs[0], details={"hold": held})
-    claimed = (SlotHold.update(status="consumed")
-               .where((SlotHold.id == hold.id) & (SlotHold.status == "active")
-                      & (SlotHold.expires_at > clock.now()))
-               .execute())
+        raise ApiError(
+            409,
+            "hold_mismatch",
+            f"The hold is for {held['scheduled_date']} "
+            f"{held['scheduled_time']}, {held['duration_minutes']} minutes; the body asks for "
+            "another span.",
+            param=differs[0],
+            details={"hold": held},
+        )
+    claimed = (
+        SlotHold.update(status="consumed")
+        .where((SlotHold.id == hold.id) & (SlotHold.status == "active") & (SlotHold.expires_at > clock.now()))
+        .execute()
+    )
     if claimed != 1:
         raise ApiError(409, "hold_consumed", UNUSABLE["consumed"], param="hold_id")
     return hold
