@@ -3,8 +3,8 @@
 import marshmallow as ma
 
 from schemas.common import PaginationArgsSchema, Schema, list_schema
-from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
-from shop.domain.webhooks.destinations import MAX_URL_LENGTH
+from shop.models.events import EVENT_TYPES, WILDCARD
+from shop.models.webhooks import MAX_URL_LENGTH
 
 TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
 

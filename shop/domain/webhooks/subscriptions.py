@@ -12,13 +12,11 @@ from shop.db import write_transaction
 from shop.domain.events import catalog, outbox
 from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
-from shop.models.webhooks import IN_FLIGHT
+from shop.models.webhooks import API_VERSIONS, IN_FLIGHT
 from shop.platform import secretbox
 from shop.platform.errors import ApiError
 from shop.platform.pagination import Page, decode_cursor, encode_cursor, paginate
 
-# version dates the service knows, oldest first; a subscription pins one (spec: Versioning)
-API_VERSIONS = ("2026-11-01",)
 VERSION_HEADER = "Service-Version"
 SECRET_GRACE = timedelta(hours=24)
 ORDER = [(WebhookSubscription.created_at, True), (WebhookSubscription.id, True)]
