@@ -1,13 +1,24 @@
 """The events outbox: every emitted event, written in the transaction of the change."""
 
+from typing import NamedTuple
+
 from peewee import CharField, ForeignKeyField
 
 from shop import clock
 from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 from shop.models.tenancy import Tenant
 
+
+class EventType(NamedTuple):
+    """One row of the catalog: the type, when it fires, and its data.object."""
+
+    type: str
+    description: str
+    data_object: str | None
+
+
 # (type, fires when, data.object); the order is the spec's and the order of the live list
-CATALOG = (
+CATALOG = tuple(EventType(*row) for row in (
     ("customer.created", "A customer was created.", "customer"),
     ("customer.updated", "A customer was updated.", "customer"),
     ("ticket.created", "A repair ticket was created.", "ticket"),
@@ -35,7 +46,7 @@ CATALOG = (
     ("message.received", "An inbound customer message arrived (SMS, email or portal).", "message"),
     ("message.sent", "An outbound SMS or email was sent.", "message"),
     ("webhook.ping", "A synthetic test event sent by the ping endpoint.", None),
-)
+))
 EVENT_TYPES = tuple(entry[0] for entry in CATALOG)
 WILDCARD = "*"
 

@@ -29,13 +29,6 @@ def required_scopes(events: list[str]) -> list[str]:
     return sorted(scopes)
 
 
-def event_type_dto(entry: tuple) -> dict:
-    """A webhook_event_type object."""
-    type_, description, data_object = entry
-    return {"object": "webhook_event_type", "type": type_, "description": description,
-            "data_object": data_object}
-
-
 def matches(events: list[str], event_type: str) -> bool:
     """Whether a subscription's events include this event type."""
     return WILDCARD in events or event_type in events
