@@ -7,7 +7,7 @@ query here starts from `inbox()`, which keeps only rows without a ticket or with
 import marshmallow as ma
 from peewee import SQL, fn
 
-from schemas.notifications import NotificationInputSchema
+from schemas.notifications import NotificationInputSchema, NotificationSchema
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.records.tickets import visible_tickets
@@ -17,24 +17,7 @@ from shop.platform.pagination import paginate
 from shop.platform.validation import validation_error
 
 ORDER = [(Notification.created_at, True), (Notification.id, True)]
-
-
-def notification_dto(row: Notification) -> dict:
-    """The spec's notification object."""
-    return {
-        "object": "notification",
-        "id": row.id,
-        "scope": row.scope,
-        "type": row.type,
-        "message": row.message,
-        "ticket_id": None if row.ticket_id is None else str(row.ticket_id),
-        "from_email": row.from_email,
-        "read": row.read,
-        "archived": row.archived,
-        "archived_at": clock.isoformat(row.archived_at),
-        "details": row.details,
-        "created_at": clock.isoformat(row.created_at),
-    }
+NOTIFICATION = NotificationSchema()
 
 
 def inbox(tenant_id: str):
@@ -71,7 +54,7 @@ def list_notifications(tenant_id: str, args: dict) -> dict:
     if args["unread"] and not args["archived"]:
         query = query.where(Notification.read == False)  # noqa: E712 (peewee expression)
     page = paginate(query, ORDER, args["limit"], args["cursor"])
-    return page.envelope(notification_dto)
+    return page.envelope()
 
 
 def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
@@ -81,7 +64,8 @@ def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
     return {"object": "notification_count", "scope": audience, "unread": unread}
 
 
-def get_notification(tenant_id: str, notification_id: int, audience: str, user_email: str | None) -> dict:
+def get_notification(tenant_id: str, notification_id: int, audience: str,
+                     user_email: str | None) -> Notification:
     """A global notification, or a user one when scope=user names its teammate; else 404."""
     visible = audience_inbox(tenant_id, audience, user_email)
     row = visible.where(Notification.id == notification_id).first()
@@ -89,7 +73,7 @@ def get_notification(tenant_id: str, notification_id: int, audience: str, user_e
         row = audience_inbox(tenant_id, "global", None).where(Notification.id == notification_id).first()
     if row is None:
         raise _not_found(notification_id)
-    return notification_dto(row)
+    return row
 
 
 def _not_found(notification_id: int) -> ApiError:
@@ -107,13 +91,13 @@ def _writable(tenant_id: str, notification_id: int) -> Notification:
     return row
 
 
-def set_flags(tenant_id: str, notification_id: int, action: str) -> dict:
+def set_flags(tenant_id: str, notification_id: int, action: str) -> Notification:
     """read, unread, archive or unarchive one global notification; repeating one changes nothing."""
     with write_transaction():
         row = _writable(tenant_id, notification_id)
         _apply(row, action)
         row.save(only=[Notification.read, Notification.archived, Notification.archived_at])
-    return notification_dto(row)
+    return row
 
 
 def _apply(row: Notification, action: str) -> None:
@@ -176,4 +160,4 @@ def _teammate(tenant_id: str, audience: str, user_email: str | None) -> int | No
 
 def notification_activity(tenant_id: str, data: dict) -> dict:
     """In-app activity `notification`: add one inbox row (global or for a teammate)."""
-    return notification_dto(create_notification(tenant_id, data))
+    return NOTIFICATION.dump(create_notification(tenant_id, data))

@@ -8,7 +8,7 @@ from shop import clock
 from shop.db import named_sql, run_sql, write_sql, write_transaction
 from shop.domain.events.outbox import emit
 from shop.domain.messaging import providers
-from shop.domain.messaging.conversations import message_dto
+from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 
 log = logging.getLogger("shop.messages")
@@ -106,7 +106,7 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
             message.external_uuid = accepted.external_uuid
             run_sql(SENT_SQL, {"id": message.id, "external": accepted.external_uuid,
                                "header": accepted.message_id_header})
-            emit(message.tenant_id, "message.sent", message_dto(message))
+            emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
 
 
 def _release(messages: list[Message]) -> list[tuple[int, float]]:

@@ -11,12 +11,15 @@ from schemas.activity import (
     PaymentRecorded,
     PaymentRefunded,
 )
+from schemas.records import InvoiceSchema, PaymentSchema, RefundSchema
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
-from shop.domain.events.outbox import emit
-from shop.domain.records.changes import str_id
+from shop.domain.activity import not_found, parse_data, refuse_taken_id, unprocessable
+from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
+
+# the data of invoice.*, payment.recorded and payment.refunded
+INVOICE, PAYMENT, REFUND = InvoiceSchema(), PaymentSchema(), RefundSchema()
 
 
 def amount_paid(invoice_id: int) -> int:
@@ -32,61 +35,24 @@ def amount_refunded(payment_ids) -> int:
 
 
 
-def invoice_dto(invoice: Invoice) -> dict:
-    """The invoice as invoice.* events carry it; amounts in the currency's minor unit."""
-    paid = amount_paid(invoice.id)
-    return {
-        "object": "invoice",
-        "id": str(invoice.id),
-        "number": invoice.number,
-        "customer_id": str_id(invoice.customer_id),
-        "ticket_id": str_id(invoice.ticket_id),
-        "status": invoice.status,
-        "currency": invoice.currency,
-        "total": invoice.total,
-        "amount_paid": paid,
-        "amount_refunded": amount_refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id)),
-        "amount_due": max(invoice.total - paid, 0),
-        "sent_at": clock.isoformat(invoice.sent_at),
-        "paid_at": clock.isoformat(invoice.paid_at),
-        "voided_at": clock.isoformat(invoice.voided_at),
-        "void_reason": invoice.void_reason,
-        "created_at": clock.isoformat(invoice.created_at),
-        "updated_at": clock.isoformat(invoice.updated_at),
-    }
+def with_amounts(invoice: Invoice) -> Invoice:
+    """The invoice with the sums its data carries: amount_paid, amount_refunded and amount_due."""
+    invoice.amount_paid = amount_paid(invoice.id)
+    invoice.amount_refunded = amount_refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id))
+    invoice.amount_due = max(invoice.total - invoice.amount_paid, 0)
+    return invoice
 
 
-def payment_dto(payment: Payment) -> dict:
-    """The payment as payment.recorded carries it (no card data is ever stored)."""
-    refunded = amount_refunded([payment.id])
-    status = "refunded" if refunded >= payment.amount else "partially_refunded" if refunded else "succeeded"
-    return {
-        "object": "payment",
-        "id": str(payment.id),
-        "invoice_id": str(payment.invoice_id),
-        "customer_id": str_id(payment.invoice.customer_id),
-        "amount": payment.amount,
-        "amount_refunded": refunded,
-        "currency": payment.invoice.currency,
-        "method": payment.method,
-        "status": status,
-        "created_at": clock.isoformat(payment.created_at),
-    }
+def with_refunds(payment: Payment) -> Payment:
+    """The payment with what its data adds: amount_refunded and the status that follows from it."""
+    refunded = payment.amount_refunded = amount_refunded([payment.id])
+    payment.status = ("refunded" if refunded >= payment.amount else "partially_refunded" if refunded
+                      else "succeeded")
+    return payment
 
 
-def refund_dto(refund: Refund) -> dict:
-    """The refund as payment.refunded carries it (data.object `refund`)."""
-    return {
-        "object": "refund",
-        "id": str(refund.id),
-        "payment_id": str(refund.payment_id),
-        "invoice_id": str(refund.payment.invoice_id),
-        "amount": refund.amount,
-        "currency": refund.payment.invoice.currency,
-        "reason": refund.reason,
-        "status": "succeeded",
-        "created_at": clock.isoformat(refund.created_at),
-    }
+def _emit_invoice(tenant_id: str, type_: str, invoice: Invoice) -> dict:
+    return emit_record(tenant_id, type_, INVOICE, with_amounts(invoice))
 
 
 def get_invoice_or_404(tenant_id: str, invoice_id: int, param: str = "id") -> Invoice:
@@ -106,12 +72,6 @@ def _touch(record, **fields) -> None:
         setattr(record, name, value)
     record.updated_at = clock.now()
     record.save()
-
-
-def _emit_invoice(tenant_id: str, type_: str, invoice: Invoice) -> dict:
-    dto = invoice_dto(invoice)
-    emit(tenant_id, type_, observed(dto))
-    return dto
 
 
 def create_invoice(tenant_id: str, data: dict) -> dict:
@@ -150,7 +110,7 @@ def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
         _new_payment(tenant_id, invoice, {"amount": due, "method": fields["method"]})
     else:
         _settle(tenant_id, invoice)
-    return invoice_dto(invoice)
+    return INVOICE.dump(with_amounts(invoice))
 
 
 def _check_payable(invoice: Invoice) -> None:
@@ -172,7 +132,7 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
                             param="amount")
     refuse_taken_id(Payment, fields, "payment")
     payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
-    emit(tenant_id, "payment.recorded", observed(payment_dto(payment)))
+    emit_record(tenant_id, "payment.recorded", PAYMENT, with_refunds(payment))
     if fields["amount"] == due:
         _settle(tenant_id, invoice)
     return payment
@@ -183,7 +143,7 @@ def record_payment(tenant_id: str, data: dict) -> dict:
     fields = parse_data(PaymentRecorded, data)
     invoice = get_invoice_or_404(tenant_id, fields.pop("invoice_id"), "invoice_id")
     _check_payable(invoice)
-    return payment_dto(_new_payment(tenant_id, invoice, fields))
+    return PAYMENT.dump(with_refunds(_new_payment(tenant_id, invoice, fields)))
 
 
 def void_invoice(tenant_id: str, data: dict) -> dict:
@@ -206,7 +166,7 @@ def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | Non
     refuse_taken_id(Refund, fields, "refund")
     refund = Refund.create(tenant=tenant_id, payment=payment, amount=amount, reason=reason,
                            created_at=clock.now(), **fields)
-    emit(tenant_id, "payment.refunded", observed(refund_dto(refund)))
+    emit_record(tenant_id, "payment.refunded", REFUND, refund)
     return refund
 
 
@@ -224,7 +184,7 @@ def refund_payment(tenant_id: str, data: dict) -> dict:
     refund = _new_refund(tenant_id, payment, amount, fields.get("reason"), fields.get("id"))
     _touch(invoice)
     _emit_invoice(tenant_id, "invoice.refunded", invoice)
-    return refund_dto(refund)
+    return REFUND.dump(refund)
 
 
 def refund_invoice(tenant_id: str, data: dict) -> dict:
