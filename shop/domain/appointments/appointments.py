@@ -2,9 +2,7 @@
 
 from datetime import date
 
-import marshmallow as ma
-
-from schemas.appointments import ActivityBookingSchema, AppointmentSchema
+from schemas.appointments import AppointmentSchema
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.appointments.slots import has_capacity
@@ -14,7 +12,6 @@ from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
-from shop.platform.validation import validation_error
 
 ORDER = [(Appointment.scheduled_date, True), (Appointment.scheduled_time, True), (Appointment.id, True)]
 LEAN_FIELDS = ("status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id", "ticket_id",
@@ -199,11 +196,6 @@ def link_ticket(tenant_id: str, appointment_id: int, ticket_ref: str) -> Appoint
         return _save_updated(tenant_id, appointment)
 
 
-def book_from_activity(tenant_id: str, data: dict) -> dict:
+def book_from_activity(tenant_id: str, body: dict) -> dict:
     """In-app activity appointment.created: a dashboard or online booking."""
-    schema = ActivityBookingSchema()
-    try:
-        body = schema.load(data)
-    except ma.ValidationError as error:
-        raise validation_error({"json": error.messages}, schema) from None
     return APPOINTMENT.dump(create_appointment(tenant_id, body, source=body.get("source", "online_booking")))

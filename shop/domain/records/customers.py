@@ -1,8 +1,7 @@
 """Customers as the public list shows them, and their in-app activities."""
 
-from schemas.activity import CustomerCreated, CustomerUpdated
 from schemas.customers import CustomerRecordSchema
-from shop.domain.activity import not_found, parse_data
+from shop.domain.activity import not_found
 from shop.domain.records.changes import create_record, save_changes
 from shop.models import Customer
 from shop.platform.pagination import paginate
@@ -31,13 +30,12 @@ def new_customer(tenant_id: str, fields: dict) -> Customer:
     return create_record(tenant_id, Customer, fields, "customer", CUSTOMER)
 
 
-def create_customer(tenant_id: str, data: dict) -> dict:
+def create_customer(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a customer is created at the counter or online."""
-    return CUSTOMER.dump(new_customer(tenant_id, parse_data(CustomerCreated, data)))
+    return CUSTOMER.dump(new_customer(tenant_id, fields))
 
 
-def update_customer(tenant_id: str, data: dict) -> dict:
+def update_customer(tenant_id: str, fields: dict) -> dict:
     """In-app activity: customer fields edited; customer.updated only when a value really changed."""
-    fields = parse_data(CustomerUpdated, data)
     customer = get_customer_or_404(tenant_id, fields.pop("id"))
     return save_changes(tenant_id, "customer.updated", CUSTOMER, customer, fields)

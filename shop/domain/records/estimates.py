@@ -1,9 +1,8 @@
 """Estimates of a ticket: sent to the customer, then approved or declined (lean events)."""
 
-from schemas.activity import EstimateApproved, EstimateDeclined, EstimateSent
 from schemas.records import EstimateSchema
 from shop import clock
-from shop.domain.activity import not_found, parse_data, unprocessable
+from shop.domain.activity import not_found, unprocessable
 from shop.domain.events.outbox import emit
 from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
@@ -51,9 +50,8 @@ def _draft(tenant_id: str, fields: dict) -> Estimate:
     return estimate
 
 
-def send_estimate(tenant_id: str, data: dict) -> dict:
+def send_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an estimate is sent (an existing one by id, or a new one for ticket_id)."""
-    fields = parse_data(EstimateSent, data)
     if "id" not in fields:
         estimate = _draft(tenant_id, fields)
     else:
@@ -96,9 +94,8 @@ def _decide(tenant_id: str, fields: dict, status: str) -> Estimate:
     return estimate
 
 
-def approve_estimate(tenant_id: str, data: dict) -> dict:
+def approve_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: the customer (portal) or staff approves an estimate."""
-    fields = parse_data(EstimateApproved, data)
     estimate = _decide(tenant_id, fields, "approved")
     estimate.approved_at, estimate.approved_by = estimate.updated_at, fields["approved_by"]
     estimate.save()
@@ -106,9 +103,8 @@ def approve_estimate(tenant_id: str, data: dict) -> dict:
     return ESTIMATE.dump(estimate)
 
 
-def decline_estimate(tenant_id: str, data: dict) -> dict:
+def decline_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: the customer (portal) or staff declines an estimate, with an optional reason."""
-    fields = parse_data(EstimateDeclined, data)
     estimate = _decide(tenant_id, fields, "declined")
     estimate.declined_at, estimate.declined_by = estimate.updated_at, fields["declined_by"]
     estimate.decline_reason = fields["decline_reason"]

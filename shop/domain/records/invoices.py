@@ -2,18 +2,9 @@
 
 from peewee import fn
 
-from schemas.activity import (
-    InvoiceCreated,
-    InvoicePaid,
-    InvoiceRefunded,
-    InvoiceSent,
-    InvoiceVoided,
-    PaymentRecorded,
-    PaymentRefunded,
-)
 from schemas.records import InvoiceSchema, PaymentSchema, RefundSchema
 from shop import clock
-from shop.domain.activity import not_found, parse_data, refuse_taken_id, unprocessable
+from shop.domain.activity import not_found, refuse_taken_id, unprocessable
 from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
@@ -74,9 +65,8 @@ def _touch(record, **fields) -> None:
     record.save()
 
 
-def create_invoice(tenant_id: str, data: dict) -> dict:
+def create_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a draft invoice is created, for a ticket (its customer by default) or a customer."""
-    fields = parse_data(InvoiceCreated, data)
     refuse_taken_id(Invoice, fields, "invoice")
     if fields.get("ticket_id") is not None:
         ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
@@ -91,18 +81,17 @@ def create_invoice(tenant_id: str, data: dict) -> dict:
     return _emit_invoice(tenant_id, "invoice.created", invoice)
 
 
-def send_invoice(tenant_id: str, data: dict) -> dict:
+def send_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an invoice is sent (or sent again) to the customer."""
-    invoice = get_invoice_or_404(tenant_id, parse_data(InvoiceSent, data)["id"])
+    invoice = get_invoice_or_404(tenant_id, fields["id"])
     if invoice.status in ("paid", "void"):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status}; only a draft or sent one is sent.")
     _touch(invoice, status="sent", sent_at=clock.now())
     return _emit_invoice(tenant_id, "invoice.sent", invoice)
 
 
-def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
+def mark_invoice_paid(tenant_id: str, fields: dict) -> dict:
     """In-app activity: "mark as paid" records a payment of the amount due, then the invoice is paid."""
-    fields = parse_data(InvoicePaid, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     _check_payable(invoice)
     due = invoice.total - amount_paid(invoice.id)
@@ -138,17 +127,15 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
     return payment
 
 
-def record_payment(tenant_id: str, data: dict) -> dict:
+def record_payment(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a payment is taken against an invoice (at most what is due)."""
-    fields = parse_data(PaymentRecorded, data)
     invoice = get_invoice_or_404(tenant_id, fields.pop("invoice_id"), "invoice_id")
     _check_payable(invoice)
     return PAYMENT.dump(with_refunds(_new_payment(tenant_id, invoice, fields)))
 
 
-def void_invoice(tenant_id: str, data: dict) -> dict:
+def void_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an unpaid invoice is voided (one with payments must be refunded instead)."""
-    fields = parse_data(InvoiceVoided, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     if invoice.status in ("paid", "void") or amount_paid(invoice.id):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status} or has payments; it cannot be voided.")
@@ -170,9 +157,8 @@ def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | Non
     return refund
 
 
-def refund_payment(tenant_id: str, data: dict) -> dict:
+def refund_payment(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a payment is refunded, fully (no amount) or partly; its invoice is refunded too."""
-    fields = parse_data(PaymentRefunded, data)
     payment = Payment.for_tenant(tenant_id).where(Payment.id == fields["payment_id"]).first()
     if payment is None:
         raise not_found("payment", fields["payment_id"], "payment_id")
@@ -187,9 +173,8 @@ def refund_payment(tenant_id: str, data: dict) -> dict:
     return REFUND.dump(refund)
 
 
-def refund_invoice(tenant_id: str, data: dict) -> dict:
+def refund_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an invoice is refunded, fully or partly, from its newest payments first."""
-    fields = parse_data(InvoiceRefunded, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     payments = list(Payment.for_tenant(tenant_id).where(Payment.invoice == invoice.id)
                     .order_by(Payment.created_at.desc(), Payment.id.desc()))

@@ -1,9 +1,8 @@
 """Leads: captured, updated, and converted to a repair ticket."""
 
-from schemas.activity import LeadConverted, LeadCreated, LeadUpdated
 from schemas.records import LeadSchema
 from shop import clock
-from shop.domain.activity import not_found, parse_data, unprocessable
+from shop.domain.activity import not_found, unprocessable
 from shop.domain.records.changes import create_record, emit_record, save_changes
 from shop.domain.records.customers import get_customer_or_404, new_customer
 from shop.domain.records.tickets import activity_ticket, new_ticket
@@ -21,28 +20,25 @@ def get_lead_or_404(tenant_id: str, lead_id: int) -> Lead:
     return lead
 
 
-def create_lead(tenant_id: str, data: dict) -> dict:
+def create_lead(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a lead is captured (web form, phone call, walk-in)."""
-    fields = parse_data(LeadCreated, data)
     return LEAD.dump(create_record(tenant_id, Lead, {"status": "new", **fields}, "lead", LEAD))
 
 
-def update_lead(tenant_id: str, data: dict) -> dict:
+def update_lead(tenant_id: str, fields: dict) -> dict:
     """In-app activity: lead fields or its pipeline status edited; lead.updated only on a real change."""
-    fields = parse_data(LeadUpdated, data)
     lead = get_lead_or_404(tenant_id, fields.pop("id"))
     if lead.status == "converted":
         raise unprocessable(f"Lead {lead.id} is converted; edit its customer or ticket instead.")
     return save_changes(tenant_id, "lead.updated", LEAD, lead, fields)
 
 
-def convert_lead(tenant_id: str, data: dict) -> dict:
+def convert_lead(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a lead becomes a repair ticket (and a customer, unless one is named).
 
     Emits what the conversion causes, in order: customer.created (for a new customer),
     ticket.created (unless an existing ticket_id is linked), then lead.converted.
     """
-    fields = parse_data(LeadConverted, data)
     lead = get_lead_or_404(tenant_id, fields["id"])
     if lead.status == "converted":
         raise unprocessable(f"Lead {lead.id} is already converted.")
