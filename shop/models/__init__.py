@@ -43,11 +43,10 @@ def create_tables() -> None:
     """Create every table and index that is missing (idempotent), the job queue's too: Huey would
     otherwise create its own when the queue is first used, which may be inside a transaction
     that then rolls them back."""
-    from huey.storage import SqliteStorage
-
     from shop.db import db
+    from shop.queue import huey  # set up on the same database (shop.queue.setup)
 
     with db.atomic():
         db.create_tables(ALL_MODELS, safe=True)
-        for statement in SqliteStorage.ddl:
+        for statement in huey.storage.ddl:
             db.execute_sql(statement)

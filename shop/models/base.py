@@ -5,7 +5,7 @@ from datetime import datetime
 
 from peewee import DateTimeField, Model, TextField
 
-from shop.db import db, named_sql
+from shop.db import db, driver_sql, named_sql
 
 _INSERT_SQL: dict = {}
 
@@ -64,7 +64,7 @@ class BaseModel(Model):
             params = ", ".join(f":{field.name}" for field in fields)
             table = cls._meta.table_name
             sql = _INSERT_SQL[key] = named_sql(f"INSERT INTO {table} ({columns}) VALUES ({params})")
-        db.execute_sql(sql, {field.name: field.db_value(values[field.name]) for field in fields})
+        db.execute_sql(driver_sql(sql), {field.name: field.db_value(values[field.name]) for field in fields})
         return cls(__no_default__=True, **values)
 
     @classmethod
