@@ -207,11 +207,12 @@ def _pyformat(text: str) -> str:
 
 
 def run_sql(text: str, params: dict) -> list:
-    """Run a constant hot-path statement and return all its rows."""
-    return db.execute_sql(driver_sql(text), params).fetchall()
+    """Run a constant hot-path statement and return all its rows ([] for a write without RETURNING)."""
+    cursor = db.execute_sql(driver_sql(text), params)
+    return cursor.fetchall() if cursor.description else []
 
 
 def write_sql(text: str, params: dict) -> list:
     """run_sql for a statement that writes on its own (no transaction around it): through the gate."""
     with writer_gate.held():
-        return db.execute_sql(driver_sql(text), params).fetchall()
+        return run_sql(text, params)
