@@ -57,6 +57,11 @@ def on_postgres() -> bool:
     return isinstance(db.obj, PostgresqlDatabase)
 
 
+def backend() -> str:
+    """"postgres" or "sqlite": the key of a statement written once per backend."""
+    return "postgres" if on_postgres() else "sqlite"
+
+
 class WriterGate:
     """Writers of one database file queue here before they ask SQLite for its write lock.
 

@@ -115,6 +115,10 @@ class SharedFileSqliteStorage(SqliteStorage):
         if present < len(self.OWN_OBJECTS):
             super().initialize_schema()
 
+    def probe(self) -> None:
+        """Read the task table (the health check): raises when the queue cannot be reached."""
+        self.sql("select 1 from task limit 1", results=True)
+
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():
             app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
@@ -139,6 +143,10 @@ class SharedPostgresStorage(PostgresStorage):
 
     def __init__(self, name, dsn: str, **kwargs):
         super().__init__(name, dsn=dsn, create_tables=False, **kwargs)
+
+    def probe(self) -> None:
+        """Read the task table (the health check): raises when the queue cannot be reached."""
+        self.sql(f"select 1 from {self.table_task} limit 1", results=True)
 
     def _in_app_transaction(self) -> bool:
         return on_postgres() and app_db.in_transaction() and app_db.database == self.dsn

@@ -50,7 +50,8 @@ class Take:
 
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
-    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id, "yes": True}
+    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id,
+              "yes": True}
     rows = write_sql(TAKE_SQL, params)
     if not rows:
         # first request of this key: start from a full bucket, then take as usual

@@ -69,6 +69,16 @@ def empty_tables(models) -> None:
             model.delete().execute()
 
 
+def database_dump() -> str:
+    """Every row of every table as text: SQLite's iterdump, or each PostgreSQL row cast to text."""
+    if not on_postgres():
+        return "\n".join(db.connection().iterdump())
+    tables = [row[0] for row in db.execute_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()]
+    return "\n".join(row[0] for table in tables
+                     for row in db.execute_sql(f'SELECT t::text FROM "{table}" AS t').fetchall())
+
+
 def note_backends(config, items) -> None:
     """pytest_collection_modifyitems: remember which backend each test runs on."""
     for item in items:
