@@ -189,6 +189,13 @@ def serialize(*names) -> None:
                        (":".join(str(name) for name in names),))
 
 
+def locked(query):
+    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) on
+    PostgreSQL, so a read-check-write on them cannot interleave with another one; on SQLite the
+    write transaction already holds every row."""
+    return query.for_update() if on_postgres() else query
+
+
 def named_sql(text: str) -> str:
     """A hot-path statement with :name parameters; run it with run_sql / write_sql / driver_sql.
 

@@ -48,7 +48,20 @@ def settings():
     return _settings["config"]
 
 
-huey = Huey(
+class ShopHuey(Huey):
+    """Huey that sets itself up from the configuration before its first enqueue or consumer, so the
+    storage (SQLite or PostgreSQL) is the configured database's even when nothing called setup()."""
+
+    def enqueue(self, task):
+        settings()
+        return super().enqueue(task)
+
+    def create_consumer(self, **options):
+        settings()
+        return super().create_consumer(**options)
+
+
+huey = ShopHuey(
     "shop",
     storage_class=SharedFileSqliteStorage,  # with no file yet: setup() names it, or settings() on first use
     journal_mode="wal",
@@ -64,5 +77,6 @@ def enqueue(task: str, *args) -> None:
     The message names the job instead of holding it, so the web app never imports `tasks`; inside
     one of the app's write transactions the job commits with it (shop.queue_storage).
     """
+    settings()
     message = Message(str(uuid.uuid4()), task, None, 0, 0, None, args, {})
     huey.storage.enqueue(huey.serializer.serialize(message))

@@ -132,6 +132,13 @@ class SharedFileSqliteStorage(SqliteStorage):
         return super().pop_data(key)
 
 
+def queue_ddl() -> list[str]:
+    """The statements that create the queue's tables in the app's database, for its backend."""
+    if on_postgres():
+        return SharedPostgresStorage("shop", app_db.database).ddl  # opens nothing
+    return SqliteStorage.ddl
+
+
 class SharedPostgresStorage(PostgresStorage):
     """PostgresStorage (claims with FOR UPDATE SKIP LOCKED, wakes on LISTEN/NOTIFY) with these changes:
 

@@ -15,7 +15,7 @@ os.environ["SHOP_SECRET_KEY"] = "test-secret-key-not-for-production"
 import pytest  # noqa: E402
 
 from shop import clock, create_app  # noqa: E402
-from shop.db import db  # noqa: E402
+from shop.db import db, on_postgres  # noqa: E402
 from shop.domain.fixtures import load_fixture  # noqa: E402
 from shop.models import ALL_MODELS  # noqa: E402
 from shop.platform import usage_log  # noqa: E402
@@ -42,6 +42,13 @@ def app(request):
     huey.storage.close()
     db.close()
     os.environ["SHOP_DATABASE"] = _SQLITE_PATH
+
+
+@pytest.fixture(autouse=True)
+def backend_specific(request):
+    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, saying why."""
+    if request.node.get_closest_marker("sqlite_only") and on_postgres():
+        pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
 
 
 def pytest_sessionfinish(session):

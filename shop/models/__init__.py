@@ -44,9 +44,9 @@ def create_tables() -> None:
     otherwise create its own when the queue is first used, which may be inside a transaction
     that then rolls them back."""
     from shop.db import db
-    from shop.queue import huey  # set up on the same database (shop.queue.setup)
+    from shop.queue_storage import queue_ddl
 
     with db.atomic():
         db.create_tables(ALL_MODELS, safe=True)
-        for statement in huey.storage.ddl:
+        for statement in queue_ddl():
             db.execute_sql(statement)
