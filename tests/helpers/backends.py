@@ -11,6 +11,7 @@ from shop.db import db, on_postgres
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 BACKENDS = ("sqlite", "postgres")
 _backend_of: dict[str, str] = {}
+_skipped: dict[str, str] = {}  # backend: why its whole pass was left out
 
 
 def selected() -> list[str]:
@@ -27,17 +28,25 @@ def server_url() -> str:
     return os.environ.get("SHOP_TEST_POSTGRES_URL") or DEFAULT_POSTGRES_URL
 
 
-def _admin_connection():
-    """An autocommit connection to the server, or a skip of the PostgreSQL pass saying why."""
+def _connect_admin():
+    """An autocommit connection to the test server, or why there is none."""
     try:
         import psycopg
     except ImportError:
-        pytest.skip("PostgreSQL pass skipped: psycopg is not installed (pip install '.[postgres]')")
+        return None, "psycopg is not installed (pip install '.[postgres]')"
     try:
-        return psycopg.connect(server_url(), autocommit=True, connect_timeout=3)
+        return psycopg.connect(server_url(), autocommit=True, connect_timeout=3), None
     except psycopg.Error as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        pytest.skip(f"PostgreSQL pass skipped: no server at {server_url()} ({first_line})")
+        return None, f"no server at {server_url()} ({first_line})"
+
+
+def _admin_connection():
+    """An autocommit connection to the server, or a skip of the PostgreSQL pass saying why."""
+    conn, why = _connect_admin()
+    if conn is None:
+        pytest.skip(f"PostgreSQL pass skipped: {why}")
+    return conn
 
 
 def throwaway_postgres_database(request) -> str:
@@ -80,11 +89,21 @@ def database_dump() -> str:
 
 
 def note_backends(config, items) -> None:
-    """pytest_collection_modifyitems: remember which backend each test runs on."""
+    """pytest_collection_modifyitems: remember which backend each test runs on, and leave out the
+    PostgreSQL pass (said once in the summary) when no server answers."""
     for item in items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and "app" in callspec.params:
             _backend_of[item.nodeid] = callspec.params["app"]
+    if "postgres" in _backend_of.values():
+        conn, why = _connect_admin()
+        if conn is None:
+            _skipped["postgres"] = why
+            left_out = [item for item in items if _backend_of.get(item.nodeid) == "postgres"]
+            items[:] = [item for item in items if _backend_of.get(item.nodeid) != "postgres"]
+            config.hook.pytest_deselected(items=left_out)
+        else:
+            conn.close()
 
 
 def summarize(terminalreporter) -> None:
@@ -95,10 +114,12 @@ def summarize(terminalreporter) -> None:
             backend = _backend_of.get(getattr(report, "nodeid", ""), "")
             if backend and (outcome != "error" or report.when != "teardown"):
                 counts.setdefault(backend, Counter())[outcome] += 1
-    if not counts:
+    if not counts and not _skipped:
         return
     terminalreporter.section("backend passes")
     for backend in BACKENDS:
-        if backend in counts:
+        if backend in _skipped:
+            terminalreporter.write_line(f"{backend} pass skipped: {_skipped[backend]}")
+        elif backend in counts:
             tally = ", ".join(f"{n} {outcome}" for outcome, n in counts[backend].items() if n)
             terminalreporter.write_line(f"{backend} pass: {tally}")
