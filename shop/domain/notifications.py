@@ -119,8 +119,13 @@ def archive_read(tenant_id: str, include_unread: bool) -> dict:
         targets = targets.where(Notification.read == True)  # noqa: E712
     ids = targets.select(Notification.id)
     with write_transaction():
+        # the conditions again on the rows written: a row changed meanwhile by another transaction
+        # is re-checked as it is now (PostgreSQL re-evaluates them on the row it waited for)
+        again = Notification.archived == False  # noqa: E712
+        if not include_unread:
+            again &= Notification.read == True  # noqa: E712
         archived = (Notification.update(archived=True, archived_at=clock.now(), read=True)
-                    .where(Notification.id.in_(ids)).execute())
+                    .where(Notification.id.in_(ids) & again).execute())
     return {"object": "notification_archive_result", "scope": "global", "cleared_all": include_unread,
             "archived_count": archived}
 

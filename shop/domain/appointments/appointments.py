@@ -4,7 +4,7 @@ from datetime import date
 
 from schemas.appointments import AppointmentSchema
 from shop import clock
-from shop.db import write_transaction
+from shop.db import locked, write_transaction
 from shop.domain.appointments.slots import has_capacity
 from shop.domain.events.outbox import emit
 from shop.domain.records.tickets import get_visible_ticket
@@ -67,8 +67,9 @@ def list_appointments(tenant_id: str, args: dict) -> dict:
 
 
 def find_appointment(tenant_id: str, appointment_id: int) -> Appointment:
-    """The tenant's appointment, or 404 (another tenant's is just as missing)."""
-    found = Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id).first()
+    """The tenant's appointment, or 404 (another tenant's is just as missing); called inside a write
+    transaction, so it is locked until that transaction ends (shop.db.locked)."""
+    found = locked(Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id)).first()
     if found is None:
         raise ApiError(404, "not_found", f"No appointment {appointment_id}.", param="id")
     return found

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, run_sql, serialize
 from shop.models import Appointment, Tenant
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate_list
@@ -111,8 +111,9 @@ def has_capacity(tenant_id: str, day: date, time: str, length: int, exclude_id: 
     """Whether a booking at day/time for `length` minutes fits the shop's per-slot capacity.
 
     Call inside the write transaction that inserts or moves the booking, so the check and the
-    write hold the same lock.
+    write hold the same lock: SQLite's one writer, or on PostgreSQL a lock on the tenant's day.
     """
+    serialize("slot-capacity", tenant_id, day)
     booking, _ = booking_of(tenant_id)
     if booking is None:
         return True

@@ -49,7 +49,7 @@ def _latest(stamps: list) -> str | None:
 def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
     """Queue a finished delivery again: same payload and event id, attempt counter reset."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         delivery = (WebhookDelivery.for_tenant(tenant_id)
                     .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
                     .first())

@@ -8,7 +8,7 @@ from flask import current_app
 from peewee import CharField
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import locked, write_transaction
 from shop.domain.events import catalog, outbox
 from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
@@ -72,11 +72,15 @@ def live_subscriptions(tenant_id: str):
     return WebhookSubscription.for_tenant(tenant_id).where(WebhookSubscription.deleted_at.is_null())
 
 
-def get_subscription_or_404(tenant_id: str, subscription_id: str) -> WebhookSubscription:
-    """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one)."""
+def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = False) -> WebhookSubscription:
+    """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one).
+
+    `lock` (inside a write transaction): no other transaction changes it until this one ends.
+    """
     sub = None
     if subscription_id.startswith("whsub_") and len(subscription_id) <= 40:
-        sub = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id).first()
+        query = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id)
+        sub = (locked(query) if lock else query).first()
     if sub is None:
         raise ApiError(404, "not_found", f"No webhook subscription {subscription_id[:60]!r}.")
     return sub
@@ -109,7 +113,7 @@ def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: 
     if "url" in changes:
         changes["url"] = check_url(changes["url"])
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         if "events" in changes:
             check_event_scopes(key_scopes, changes["events"])
         changed = {name: value for name, value in changes.items() if getattr(sub, name) != value}
@@ -129,7 +133,7 @@ def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: 
 def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
     """Delete a subscription: gone from the API, its secrets erased, its queued deliveries dead."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         dead_letter(sub)
         now = clock.now()
         (WebhookSubscription.update(deleted_at=now, updated_at=now, enabled=False, secret_encrypted=None,
@@ -149,7 +153,7 @@ def dead_letter(sub: WebhookSubscription) -> int:
 def rotate_secret(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     """A new current secret; the previous one stays valid for 24 hours, and until then no new rotation."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         now = clock.now()
         if sub.previous_secret_expires_at is not None and sub.previous_secret_expires_at > now:
             expires = clock.isoformat(sub.previous_secret_expires_at)
@@ -179,7 +183,7 @@ def signing_secrets(sub: WebhookSubscription, secret_key: str | None = None) -> 
 def ping(tenant_id: str, subscription_id: str) -> WebhookDelivery:
     """A webhook.ping event and a pending delivery of it to this subscription only."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         if not sub.enabled:
             raise ApiError(422, "subscription_disabled",
                            "This subscription is disabled; enable it before sending a ping.")
