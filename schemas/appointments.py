@@ -5,8 +5,16 @@ from datetime import date
 
 import marshmallow as ma
 
-from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, QueryBool, QueryInt32, Schema, list_schema
-from shop import clock
+from schemas.common import (
+    INT32_MAX,
+    Int32,
+    PaginationArgsSchema,
+    QueryBool,
+    QueryInt32,
+    Schema,
+    Stamp,
+    list_schema,
+)
 from shop.models.appointments import HOLD_ID_PATTERN, STATUSES
 from shop.platform.errors import ApiError
 
@@ -178,14 +186,25 @@ class LinkTicketSchema(Schema):
     ticket_id = TicketRef(required=True, allow_none=False)
 
 
+class DateText(ma.fields.String):
+    """An output calendar date written YYYY-MM-DD."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if isinstance(value, date):
+            return value.isoformat()
+        return super()._serialize(value, attr, obj, **kwargs)
+
+
 class AppointmentSchema(Schema):
+    """The appointment as the REST resource, and the completed/no_show event data."""
+
     object = ma.fields.Constant("appointment")
     id = ma.fields.Integer(metadata={"example": 200})
     customer_name = ma.fields.String(metadata={"example": "Ann Lee"})
     customer_phone = ma.fields.String(metadata={"example": "+15555550100"})
     customer_email = ma.fields.String(allow_none=True)
     service_description = ma.fields.String(allow_none=True)
-    scheduled_date = ma.fields.String(metadata={"example": "2026-12-01"})
+    scheduled_date = DateText(metadata={"example": "2026-12-01"})
     scheduled_time = ma.fields.String(metadata={"example": "10:00"})
     duration_minutes = ma.fields.Integer(metadata={"example": 30})
     status = ma.fields.String(metadata={"example": "scheduled"})
@@ -194,10 +213,10 @@ class AppointmentSchema(Schema):
     location_id = ma.fields.Integer(allow_none=True)
     notes = ma.fields.String(allow_none=True)
     source = ma.fields.String(allow_none=True)
-    cancelled_at = ma.fields.String(allow_none=True)
+    cancelled_at = Stamp(allow_none=True)
     cancellation_reason = ma.fields.String(allow_none=True)
-    created_at = ma.fields.String()
-    updated_at = ma.fields.String(allow_none=True)
+    created_at = Stamp()
+    updated_at = Stamp(allow_none=True)
 
 
 class SlotReasonSchema(Schema):
@@ -259,17 +278,10 @@ class SlotHoldCreateSchema(Schema):
                                           "description": "Default: the service's minutes, else one slot."})
 
 
-class Stamp(ma.fields.String):
-    """An output timestamp: a stored UTC datetime written ISO 8601 with milliseconds and a Z."""
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return clock.isoformat(value) if value is not None else None
-
-
 class SlotHoldSchema(Schema):
     object = ma.fields.Constant("slot_hold")
     id = ma.fields.String(metadata={"example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c"})
-    date = LocalDate(attribute="scheduled_date", metadata={"example": "2026-12-01"})
+    date = DateText(attribute="scheduled_date", metadata={"example": "2026-12-01"})
     time = ma.fields.String(attribute="scheduled_time", metadata={"example": "10:00"})
     duration_minutes = ma.fields.Integer(metadata={"example": 90})
     buffer_before_minutes = ma.fields.Integer(metadata={"example": 0})

@@ -9,11 +9,11 @@ from schemas.activity import Amount, RecordId
 from schemas.common import Schema, UtcDateTime
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
-from shop.domain.webhooks.subscriptions import API_VERSIONS
 from shop.models.appointments import HOLD_MINUTES_DEFAULT, HOLD_MINUTES_MAX, MAX_BUFFER_MINUTES, STATUSES
 from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
 from shop.models.leads import LEAD_STATUSES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
+from shop.models.webhooks import API_VERSIONS
 
 Str = ma.fields.String
 Bool = ma.fields.Boolean

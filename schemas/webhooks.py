@@ -2,9 +2,9 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, Schema, list_schema
-from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
-from shop.domain.webhooks.destinations import MAX_URL_LENGTH
+from schemas.common import PaginationArgsSchema, Schema, Stamp, list_schema
+from shop.models.events import EVENT_TYPES, WILDCARD
+from shop.models.webhooks import MAX_URL_LENGTH
 
 TIMESTAMP = {"example": "2026-11-01T10:00:00.000Z"}
 
@@ -71,9 +71,9 @@ class WebhookSubscriptionSchema(Schema):
     events = ma.fields.List(ma.fields.String())
     api_version = ma.fields.String(metadata={"example": "2026-11-01"})
     last_error = ma.fields.String(allow_none=True)
-    disabled_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    created_at = ma.fields.String(metadata=TIMESTAMP)
-    updated_at = ma.fields.String(metadata=TIMESTAMP)
+    disabled_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    created_at = Stamp(metadata=TIMESTAMP)
+    updated_at = Stamp(metadata=TIMESTAMP)
 
 
 class WebhookWithSecretSchema(WebhookSubscriptionSchema):
@@ -83,8 +83,9 @@ class WebhookWithSecretSchema(WebhookSubscriptionSchema):
 
 
 class WebhookRotatedSchema(WebhookWithSecretSchema):
-    previous_signing_secret_expires_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    signing_secret_generation = ma.fields.Integer(metadata={"example": 2})
+    previous_signing_secret_expires_at = Stamp(attribute="previous_secret_expires_at", allow_none=True,
+                                               metadata=TIMESTAMP)
+    signing_secret_generation = ma.fields.Integer(attribute="secret_generation", metadata={"example": 2})
 
 
 class WebhookDeletedSchema(Schema):
@@ -104,11 +105,11 @@ class WebhookDeliverySchema(Schema):
     last_status_code = ma.fields.Integer(allow_none=True)
     last_error = ma.fields.String(allow_none=True)
     response_ms = ma.fields.Integer(allow_none=True)
-    next_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    last_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    delivered_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    created_at = ma.fields.String(metadata=TIMESTAMP)
-    updated_at = ma.fields.String(metadata=TIMESTAMP)
+    next_attempt_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    last_attempt_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    delivered_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    created_at = Stamp(metadata=TIMESTAMP)
+    updated_at = Stamp(metadata=TIMESTAMP)
 
 
 class WebhookEventTypeSchema(Schema):

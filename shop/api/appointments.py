@@ -1,7 +1,5 @@
 """The appointment endpoints: list, slots, retrieve, create, patch, cancel, complete, no_show, link_ticket."""
 
-from functools import wraps
-
 from flask import g
 from flask.views import MethodView
 
@@ -22,21 +20,9 @@ from schemas.common import NoBodySchema
 from shop.domain.appointments import appointments as domain
 from shop.domain.appointments import holds
 from shop.domain.appointments.slots import list_slots
-from shop.platform.ids import parse_id
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("appointments", __name__, description="Appointments and bookable slots")
-
-
-def id_first(view):
-    """Parse the path id before the body, so a bad id is invalid_id whatever the body holds."""
-
-    @wraps(view)
-    def wrapper(*args, **kwargs):
-        kwargs["id"] = parse_id(kwargs["id"])
-        return view(*args, **kwargs)
-
-    return wrapper
 
 
 @blp.route("/appointments")
@@ -51,16 +37,16 @@ class AppointmentViews(MethodView):
 
     @blp.arguments(AppointmentCreateSchema)
     @blp.response(201, AppointmentSchema)
-    @blp.scope("appointments.write")
     @blp.refuses(404, "not_found: the ticket_id names no visible ticket, or the hold_id no hold of this shop")
     @blp.refuses(409, "slot_unavailable: the slot is taken (`details.next_available` says where to go); "
                       "hold_expired, hold_released, hold_consumed or hold_mismatch: the hold_id cannot book "
                       "this body; or an Idempotency-Key conflict")
     @blp.refuses(422, "create_failed: the booking was refused")
+    @blp.scope("appointments.write")
     @blp.doc(operationId="createAppointment")
     def post(self, body):
         """Book an appointment."""
-        return domain.appointment_dto(domain.create_appointment(g.tenant.id, body))
+        return domain.create_appointment(g.tenant.id, body)
 
 
 # registered before /appointments/<id> so "slots" is never read as an id
@@ -102,71 +88,71 @@ class SlotHoldByIdViews(MethodView):
 
 @blp.route("/appointments/<id>")
 class AppointmentByIdViews(MethodView):
-    @id_first
+    @blp.path_id()
     @blp.response(200, AppointmentSchema)
     @blp.scope("appointments.read")
     @blp.doc(operationId="getAppointment")
     def get(self, id):
         """Retrieve an appointment."""
-        return domain.appointment_dto(domain.find_appointment(g.tenant.id, id))
+        return domain.find_appointment(g.tenant.id, id)
 
-    @id_first
+    @blp.path_id()
     @blp.arguments(AppointmentUpdateSchema)
     @blp.response(200, AppointmentSchema)
-    @blp.scope("appointments.write")
     @blp.refuses(409, "slot_unavailable, status_reset_required, status_transition_failed or "
                       "status_reset_failed")
     @blp.refuses(422, "update_failed: the change was refused")
+    @blp.scope("appointments.write")
     @blp.doc(operationId="updateAppointment")
     def patch(self, changes, id):
         """Change fields, reschedule, link or unlink a ticket, or move the status."""
-        return domain.appointment_dto(domain.update_appointment(g.tenant.id, id, changes))
+        return domain.update_appointment(g.tenant.id, id, changes)
 
 
 @blp.route("/appointments/<id>/cancel", methods=["POST"])
-@id_first
+@blp.path_id()
 @blp.arguments(AppointmentCancelSchema)
 @blp.response(200, AppointmentSchema)
-@blp.scope("appointments.write")
 @blp.refuses(422, "cancel_failed: already cancelled")
+@blp.scope("appointments.write")
 @blp.doc(operationId="cancelAppointment")
 def cancel(body, id):
     """Cancel an appointment (once)."""
-    return domain.appointment_dto(domain.cancel_appointment(g.tenant.id, id, body.get("reason")))
+    return domain.cancel_appointment(g.tenant.id, id, body.get("reason"))
 
 
 @blp.route("/appointments/<id>/complete", methods=["POST"])
-@id_first
+@blp.path_id()
 @blp.arguments(NoBodySchema)
 @blp.response(200, AppointmentSchema)
-@blp.scope("appointments.write")
 @blp.refuses(409, "status_transition_failed: not from this status; or an Idempotency-Key conflict")
+@blp.scope("appointments.write")
 @blp.doc(operationId="completeAppointment")
 def complete(body, id):
     """Mark an appointment completed."""
-    return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "completed"))
+    return domain.finish_appointment(g.tenant.id, id, "completed")
 
 
 @blp.route("/appointments/<id>/no_show", methods=["POST"])
-@id_first
+@blp.path_id()
 @blp.arguments(NoBodySchema)
 @blp.response(200, AppointmentSchema)
-@blp.scope("appointments.write")
 @blp.refuses(409, "status_transition_failed: not from this status; or an Idempotency-Key conflict")
+@blp.scope("appointments.write")
 @blp.doc(operationId="markAppointmentNoShow")
 def no_show(body, id):
     """Mark an appointment as a no-show."""
-    return domain.appointment_dto(domain.finish_appointment(g.tenant.id, id, "no_show"))
+    return domain.finish_appointment(g.tenant.id, id, "no_show")
 
 
 @blp.route("/appointments/<id>/link_ticket", methods=["POST"])
-@id_first
+@blp.path_id()
 @blp.arguments(LinkTicketSchema)
 @blp.response(200, AppointmentSchema)
-@blp.scope("appointments.write")
 @blp.refuses(404, "not_found: no such appointment, or the ticket is missing, hidden, deleted or billing-only")
 @blp.refuses(422, "link_ticket_failed: the link could not be recorded")
+@blp.scope("appointments.write")
 @blp.doc(operationId="linkAppointmentTicket")
 def link_ticket(body, id):
     """Link the appointment to a repair ticket."""
-    return domain.appointment_dto(domain.link_ticket(g.tenant.id, id, body["ticket_id"]))
+    return domain.link_ticket(g.tenant.id, id, body["ticket_id"])

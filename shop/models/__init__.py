@@ -48,15 +48,14 @@ def create_tables() -> None:
     created too when missing: Huey would otherwise create its own when the queue is first used,
     which may be inside a transaction that then rolls them back.
     """
-    from huey.storage import SqliteStorage
-
     from shop import migrations
     from shop.db import db
+    from shop.queue_storage import queue_ddl
 
     migrations.create_current(db, ALL_MODELS)
     problem = migrations.status(db, ALL_MODELS).problem()
     if problem:
         raise migrations.SchemaOutOfDate(problem)
     with db.atomic():
-        for statement in SqliteStorage.ddl:
+        for statement in queue_ddl():
             db.execute_sql(statement)

@@ -2,10 +2,9 @@
 
 from datetime import date
 
-import marshmallow as ma
-
+from schemas.appointments import AppointmentSchema
 from shop import clock
-from shop.db import write_transaction
+from shop.db import locked, write_transaction
 from shop.domain.appointments.holds import consume_hold, mark_consumed_by
 from shop.domain.appointments.slots import SlotTaken, Span, booking_of, has_capacity, service_buffers
 from shop.domain.events.outbox import emit
@@ -14,7 +13,6 @@ from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
-from shop.platform.validation import validation_error
 
 ORDER = [(Appointment.scheduled_date, True), (Appointment.scheduled_time, True), (Appointment.id, True)]
 LEAN_FIELDS = ("status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id", "ticket_id",
@@ -29,21 +27,8 @@ NEXT_STATUSES = {
 SCHEDULE_FIELDS = ("scheduled_date", "scheduled_time", "duration_minutes")
 EDITABLE_FIELDS = ("customer_name", "customer_phone", "customer_email", "service_description",
                    *SCHEDULE_FIELDS, "notes", "ticket_id")
-
-
-def appointment_dto(appointment: Appointment) -> dict:
-    """The appointment as the REST resource (and the completed/no_show event data)."""
-    a = appointment
-    return {
-        "object": "appointment", "id": a.id, "customer_name": a.customer_name,
-        "customer_phone": a.customer_phone, "customer_email": a.customer_email,
-        "service_description": a.service_description, "scheduled_date": _iso_date(a.scheduled_date),
-        "scheduled_time": a.scheduled_time, "duration_minutes": a.duration_minutes, "status": a.status,
-        "ticket_id": a.ticket_id, "tech_id": a.tech_id, "location_id": a.location_id, "notes": a.notes,
-        "source": a.source, "cancelled_at": clock.isoformat(a.cancelled_at),
-        "cancellation_reason": a.cancellation_reason, "created_at": clock.isoformat(a.created_at),
-        "updated_at": clock.isoformat(a.updated_at),
-    }
+# the REST resource is also the completed/no_show event data: one schema makes both
+APPOINTMENT = AppointmentSchema()
 
 
 def _iso_date(value) -> str:
@@ -79,12 +64,13 @@ def list_appointments(tenant_id: str, args: dict) -> dict:
             query = query.where(getattr(a, name) == args[name])
     if "customer_email" in args:
         query = query.where(a.email_key == args["customer_email"].lower())
-    return paginate(query, ORDER, args["limit"], args["cursor"]).envelope(appointment_dto)
+    return paginate(query, ORDER, args["limit"], args["cursor"]).envelope()
 
 
 def find_appointment(tenant_id: str, appointment_id: int) -> Appointment:
-    """The tenant's appointment, or 404 (another tenant's is just as missing)."""
-    found = Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id).first()
+    """The tenant's appointment, or 404 (another tenant's is just as missing); called inside a write
+    transaction, so it is locked until that transaction ends (shop.db.locked)."""
+    found = locked(Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id)).first()
     if found is None:
         raise ApiError(404, "not_found", f"No appointment {appointment_id}.", param="id")
     return found
@@ -233,7 +219,7 @@ def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appo
                            f"An appointment that is {appointment.status} cannot be marked {status}.")
         appointment.status = status
         appointment.save()
-        emit(tenant_id, f"appointment.{status}", appointment_dto(appointment))
+        emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
     return appointment
 
 
@@ -251,13 +237,6 @@ def link_ticket(tenant_id: str, appointment_id: int, ticket_ref: str) -> Appoint
         return _save_updated(tenant_id, appointment)
 
 
-def book_from_activity(tenant_id: str, data: dict) -> dict:
+def book_from_activity(tenant_id: str, body: dict) -> dict:
     """In-app activity appointment.created: a dashboard or online booking."""
-    from schemas.appointments import ActivityBookingSchema
-
-    schema = ActivityBookingSchema()
-    try:
-        body = schema.load(data)
-    except ma.ValidationError as error:
-        raise validation_error({"json": error.messages}, schema) from None
-    return appointment_dto(create_appointment(tenant_id, body, source=body.get("source", "online_booking")))
+    return APPOINTMENT.dump(create_appointment(tenant_id, body, source=body.get("source", "online_booking")))

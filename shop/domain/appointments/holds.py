@@ -6,11 +6,12 @@ simply stops matching the query that counts places, so no job has to end it. Hol
 and are never appointments.
 """
 
+import re
 import secrets
 from datetime import date, timedelta
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import locked, write_transaction
 from shop.domain.appointments.slots import (
     Booking,
     DayPlan,
@@ -23,7 +24,10 @@ from shop.domain.appointments.slots import (
     span_of,
 )
 from shop.models import SlotHold
+from shop.models.appointments import HOLD_ID_PATTERN
 from shop.platform.errors import ApiError
+
+HOLD_ID = re.compile(HOLD_ID_PATTERN.replace("$", r"\Z"))
 
 
 def new_hold_id() -> str:
@@ -91,8 +95,11 @@ def _span(booking: Booking | None, body: dict) -> Span:
 
 
 def find_hold(tenant_id: str, hold_id: str, param: str = "id") -> SlotHold:
-    """The tenant's hold, or 404 (another tenant's is just as missing)."""
-    found = SlotHold.for_tenant(tenant_id).where(SlotHold.id == hold_id).first()
+    """The tenant's hold, or 404 (another tenant's is just as missing); called inside a write
+    transaction, so it is locked until that transaction ends (shop.db.locked)."""
+    found = None
+    if HOLD_ID.fullmatch(hold_id):  # anything else is no hold of ours: not worth a query (nor a NUL to it)
+        found = locked(SlotHold.for_tenant(tenant_id).where(SlotHold.id == hold_id)).first()
     if found is None:
         raise ApiError(404, "not_found", f"No slot hold {hold_id[:60]!r}.", param=param)
     return found

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, run_sql, serialize
 from shop.models import Appointment, Tenant
 from shop.models.appointments import HOLD_MINUTES_DEFAULT
 from shop.platform.errors import ApiError
@@ -184,9 +184,10 @@ def day_taken(tenant_id: str, day: date, exclude_id: int | None = None,
 def lock_day(tenant_id: str, day: date) -> None:
     """Inside the write transaction of a booking or hold: no other one may change this tenant's day.
 
-    On SQLite the write transaction (BEGIN IMMEDIATE) already excludes every other writer; the
-    PostgreSQL backend takes a transaction-scoped advisory lock on (tenant, day) here.
+    On SQLite the write transaction (BEGIN IMMEDIATE) already excludes every other writer; on
+    PostgreSQL a transaction-scoped advisory lock on (tenant, day) serialises bookings and holds.
     """
+    serialize("slot-capacity", tenant_id, day)
 
 
 def has_capacity(tenant_id: str, day: date, time: str, span: Span, exclude_id: int | None = None,

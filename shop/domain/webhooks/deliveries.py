@@ -5,7 +5,7 @@ from peewee import fn
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.events import outbox
-from shop.domain.webhooks.subscriptions import delivery_dto, get_subscription_or_404
+from shop.domain.webhooks.subscriptions import get_subscription_or_404
 from shop.models import WebhookDelivery
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
 from shop.platform.errors import ApiError
@@ -18,7 +18,7 @@ def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: st
     """A subscription's deliveries, newest first."""
     sub = get_subscription_or_404(tenant_id, subscription_id)
     query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
-    return paginate(query, ORDER, limit, cursor).envelope(delivery_dto)
+    return paginate(query, ORDER, limit, cursor).envelope()
 
 
 def summary(tenant_id: str, subscription_id: str) -> dict:
@@ -46,10 +46,10 @@ def _latest(stamps: list) -> str | None:
     return clock.isoformat(max(WebhookDelivery.delivered_at.python_value(stamp) for stamp in stamps))
 
 
-def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
+def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
     """Queue a finished delivery again: same payload and event id, attempt counter reset."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         delivery = (WebhookDelivery.for_tenant(tenant_id)
                     .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
                     .first())
@@ -64,4 +64,4 @@ def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
         delivery.claimed_until, delivery.updated_at = None, now
         delivery.save()
         outbox.enqueue([delivery.id])
-    return delivery_dto(delivery)
+    return delivery

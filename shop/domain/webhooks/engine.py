@@ -5,7 +5,7 @@ import logging
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_sql, write_transaction
+from shop.db import locked, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.webhooks import destinations
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
@@ -147,7 +147,10 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
     # the failures must span the window: a dead delivery at least 7 days old, none delivered since
     failing_since = deliveries.where(WebhookDelivery.status.in_(("dead", "failed"))
                                      & (WebhookDelivery.created_at <= window_start)).exists()
-    if not failing_since or not sub.enabled:
+    # re-read under a row lock: the owner may have re-enabled it, or another worker disabled it
+    current = locked(WebhookSubscription.select(WebhookSubscription.enabled)
+                     .where(WebhookSubscription.id == sub.id)).first()
+    if not failing_since or current is None or not current.enabled:
         return False
     changes = {"enabled": False, "disabled_at": now, "updated_at": now, "last_error": AUTO_DISABLE_NOTICE}
     WebhookSubscription.update(**changes).where(WebhookSubscription.id == sub.id).execute()
