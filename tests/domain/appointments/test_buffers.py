@@ -152,6 +152,31 @@ def test_an_in_app_booking_of_a_service_keeps_its_buffers(client, runner, shop):
     assert Appointment.get().buffer_after_minutes == 30
 
 
+@pytest.mark.parametrize(
+    "service_id",
+    ["no-such", "", "s" * 41, ["clean"]],
+    ids=["an unknown service", "an empty one", "an over-long one", "a list"],
+)
+def test_an_in_app_booking_of_a_bad_service_books_nothing(runner, shop, service_id):
+    import json
+
+    shop()
+    data = json.dumps(
+        {
+            "customer_name": "Ann",
+            "customer_phone": "1",
+            "scheduled_date": TUESDAY,
+            "scheduled_time": "10:00",
+            "service_id": service_id,
+        }
+    )
+    result = runner.invoke(
+        args=["shop", "activity", "appointment.created", "--tenant", "acme", "--data", data]
+    )
+    assert result.exit_code == 1 and "service" in result.output, result.output
+    assert Appointment.select().count() == 0
+
+
 def test_fixture_buffers_are_checked_and_default_to_none(load):
     from shop.domain.fixture_rows import FixtureError
 
