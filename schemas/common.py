@@ -4,6 +4,8 @@ import datetime
 
 import marshmallow as ma
 
+from shop import clock
+
 INT32_MAX = 2_147_483_647
 CURSOR_MAX_LENGTH = 256
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"  # a newline before $ then fails the signature
@@ -76,6 +78,22 @@ class UtcDateTime(ma.fields.DateTime):
             return loaded.astimezone(datetime.UTC).replace(tzinfo=None)
         except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
             raise ma.ValidationError("Not a valid datetime: outside years 1 to 9999 in UTC.") from None
+
+
+class Stamp(ma.fields.String):
+    """An output timestamp: a stored UTC datetime written ISO 8601 with milliseconds and a Z."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if isinstance(value, datetime.datetime):
+            return clock.isoformat(value)
+        return super()._serialize(value, attr, obj, **kwargs)
+
+
+class Count(ma.fields.Integer):
+    """An output count a query annotates; a row read without the annotation counts 0."""
+
+    def serialize(self, attr, obj, accessor=None, **kwargs):
+        return self._serialize(self.get_value(obj, attr, accessor=accessor) or 0, attr, obj, **kwargs)
 
 
 class QueryBool(ma.fields.Boolean):

@@ -2,10 +2,9 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, QueryInt32, Schema, list_schema
+from schemas.common import Count, PaginationArgsSchema, QueryInt32, Schema, Stamp, list_schema
 
 Str = ma.fields.String
-Stamp = ma.fields.String  # ISO 8601 with milliseconds and Z
 
 
 class ConversationSchema(Schema):
@@ -16,7 +15,7 @@ class ConversationSchema(Schema):
     customer_name = Str(allow_none=True, metadata={"example": "Ann Lee"})
     last_inbound_at = Stamp(allow_none=True)
     last_outbound_at = Stamp(allow_none=True)
-    unread_count = ma.fields.Integer(metadata={"example": 1})
+    unread_count = Count(metadata={"example": 1})
     assigned_user_id = ma.fields.Integer(allow_none=True)
     created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
     updated_at = Stamp(metadata={"example": "2026-11-01T11:00:00.000Z"})

@@ -2,7 +2,7 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, QueryBool, Schema, UtcDateTime, list_schema
+from schemas.common import PaginationArgsSchema, QueryBool, Schema, Stamp, UtcDateTime, list_schema
 
 Str = ma.fields.String
 
@@ -17,9 +17,9 @@ class NotificationSchema(Schema):
     from_email = Str(allow_none=True, metadata={"example": None})
     read = ma.fields.Boolean()
     archived = ma.fields.Boolean()
-    archived_at = Str(allow_none=True, metadata={"example": None})
+    archived_at = Stamp(allow_none=True, metadata={"example": None})
     details = ma.fields.Dict(allow_none=True, metadata={"example": {"priority": "high"}})
-    created_at = Str(allow_none=True, metadata={"example": "2026-11-01T10:00:00.000Z"})
+    created_at = Stamp(allow_none=True, metadata={"example": "2026-11-01T10:00:00.000Z"})
 
 
 class NotificationCountSchema(Schema):

@@ -2,12 +2,12 @@
 
 import marshmallow as ma
 
-from schemas.common import PaginationArgsSchema, Schema, UtcDateTime, list_schema
-from shop.domain.events.catalog import EVENT_TYPES, WILDCARD
-from shop.domain.webhooks.destinations import MAX_URL_LENGTH
+from schemas.common import PaginationArgsSchema, Schema, Stamp, UtcDateTime, list_schema
+from shop.models.events import EVENT_TYPES, WILDCARD
 from shop.models.webhooks import (
     ATTEMPT_STATUSES,
     ATTEMPT_TRIGGERS,
+    MAX_URL_LENGTH,
     RECOVERY_STATUSES,
     STATS_WINDOWS,
     TERMINAL,
@@ -78,9 +78,9 @@ class WebhookSubscriptionSchema(Schema):
     events = ma.fields.List(ma.fields.String())
     api_version = ma.fields.String(metadata={"example": "2026-11-01"})
     last_error = ma.fields.String(allow_none=True)
-    disabled_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    created_at = ma.fields.String(metadata=TIMESTAMP)
-    updated_at = ma.fields.String(metadata=TIMESTAMP)
+    disabled_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    created_at = Stamp(metadata=TIMESTAMP)
+    updated_at = Stamp(metadata=TIMESTAMP)
 
 
 class WebhookWithSecretSchema(WebhookSubscriptionSchema):
@@ -90,8 +90,9 @@ class WebhookWithSecretSchema(WebhookSubscriptionSchema):
 
 
 class WebhookRotatedSchema(WebhookWithSecretSchema):
-    previous_signing_secret_expires_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    signing_secret_generation = ma.fields.Integer(metadata={"example": 2})
+    previous_signing_secret_expires_at = Stamp(attribute="previous_secret_expires_at", allow_none=True,
+                                               metadata=TIMESTAMP)
+    signing_secret_generation = ma.fields.Integer(attribute="secret_generation", metadata={"example": 2})
 
 
 class WebhookDeletedSchema(Schema):
@@ -111,11 +112,11 @@ class WebhookDeliverySchema(Schema):
     last_status_code = ma.fields.Integer(allow_none=True)
     last_error = ma.fields.String(allow_none=True)
     response_ms = ma.fields.Integer(allow_none=True)
-    next_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    last_attempt_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    delivered_at = ma.fields.String(allow_none=True, metadata=TIMESTAMP)
-    created_at = ma.fields.String(metadata=TIMESTAMP)
-    updated_at = ma.fields.String(metadata=TIMESTAMP)
+    next_attempt_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    last_attempt_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    delivered_at = Stamp(allow_none=True, metadata=TIMESTAMP)
+    created_at = Stamp(metadata=TIMESTAMP)
+    updated_at = Stamp(metadata=TIMESTAMP)
 
 
 class WebhookEventTypeSchema(Schema):
@@ -154,17 +155,8 @@ class WebhookDeliverySummarySchema(Schema):
 WebhookDeliveryListSchema = list_schema(WebhookDeliverySchema, "WebhookDeliveryListSchema")
 
 
-class Timestamp(ma.fields.DateTime):
-    """A stored UTC datetime dumped as the API writes every time: ISO 8601, milliseconds, Z."""
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        if value is None:
-            return None
-        return value.isoformat(timespec="milliseconds") + "Z"
-
-
 def _timestamp(**kwargs):
-    return Timestamp(metadata=TIMESTAMP, **kwargs)
+    return Stamp(metadata=TIMESTAMP, **kwargs)
 
 
 class WebhookDeliveryAttemptSchema(Schema):

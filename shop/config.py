@@ -64,10 +64,26 @@ def load_config(test_config: dict | None = None) -> Config:
     return config
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
 def database_path(config) -> str:
-    """The one place that decides which SQLite file the app and the consumer open."""
-    path = config.get("DATABASE") or str(Path(config.root_path) / "shop.sqlite3")
-    return str(Path(path).expanduser().resolve())
+    """The one place that decides which database the app and the consumer open.
+
+    A SQLite file path (or `sqlite:///PATH`) comes back absolute; a PostgreSQL URL
+    (`postgresql://` or `postgres://`) comes back as a `postgresql://` URL.
+    """
+    target = str(config.get("DATABASE") or Path(config.root_path) / "shop.sqlite3")
+    if target.startswith(POSTGRES_SCHEMES):
+        return "postgresql://" + target.split("://", 1)[1]
+    if target.startswith("sqlite:///"):  # as peewee's db_url: sqlite:///rel/path, sqlite:////abs/path
+        target = target[len("sqlite:///"):]
+    return str(Path(target).expanduser().resolve())
+
+
+def is_postgres(target: str | None) -> bool:
+    """Whether a resolved database target names a PostgreSQL database."""
+    return bool(target) and str(target).startswith("postgresql://")
 
 
 def secret_key(config) -> str:

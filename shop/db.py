@@ -1,16 +1,26 @@
-"""The peewee database: one SQLite file in WAL mode, a connection kept open per thread."""
+"""The peewee database: one SQLite file in WAL mode or one PostgreSQL database, a connection per thread.
+
+`db` is a proxy every model is bound to at import; `init_database()` points it at the configured
+backend. The SQLite-only machinery (the writer gate, BEGIN IMMEDIATE) is used only on SQLite.
+"""
 
 import contextlib
 import fcntl
+import functools
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
 
-from peewee import OperationalError, SqliteDatabase
+from peewee import DatabaseProxy, OperationalError, PostgresqlDatabase, SqliteDatabase
 
-db = SqliteDatabase(None)
+from shop.config import is_postgres
+
+_sqlite = SqliteDatabase(None)
+db = DatabaseProxy()
+db.initialize(_sqlite)  # nothing opened: a file or a URL is named by init_database()
 log = logging.getLogger("shop.db")
 
 
@@ -29,16 +39,34 @@ def pragmas(busy_timeout_seconds: float) -> dict:
     }
 
 
-def init_database(path: str, busy_timeout_seconds: float = 10) -> None:
-    """Point the shared database object at a file (the app and the consumer both call this)."""
-    checkpointer.watch(path)
-    if db.database == path:
+def init_database(target: str, busy_timeout_seconds: float = 10) -> None:
+    """Point the shared database at a SQLite file or a PostgreSQL URL (the app and the consumer call this)."""
+    checkpointer.watch(target)  # a SQLite file's WAL; a URL is left alone
+    if db.database == target:
         return
     if not db.is_closed():
         db.close()
-    db.init(path, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds,
-            returning_clause=True)
+    if is_postgres(target):
+        from playhouse.postgres_ext import Psycopg3Database  # psycopg is the `postgres` extra
+
+        # a statement that waits longer than the busy timeout on a lock fails as SQLite's would
+        options = f"-c lock_timeout={int(busy_timeout_seconds * 1000)}"
+        db.initialize(Psycopg3Database(target, options=options, connect_timeout=10))
+    else:
+        _sqlite.init(target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds,
+                     returning_clause=True)
+        db.initialize(_sqlite)
     writer_gate.timeout = busy_timeout_seconds
+
+
+def on_postgres() -> bool:
+    """Whether the shared database is PostgreSQL (else SQLite)."""
+    return isinstance(db.obj, PostgresqlDatabase)
+
+
+def backend() -> str:
+    """"postgres" or "sqlite": the key of a statement written once per backend."""
+    return "postgres" if on_postgres() else "sqlite"
 
 
 class WriterGate:
@@ -119,7 +147,7 @@ class WriterGate:
     def _fd(self) -> int | None:
         """This process's descriptor of the lock file beside the database (opened once)."""
         path = db.database
-        if not path or path == ":memory:":
+        if not path or path == ":memory:" or on_postgres():  # PostgreSQL has no single writer to queue for
             return None
         if self._file is None or self._file[0] != path:
             with self._threads:
@@ -201,37 +229,66 @@ def write_transaction():
 
     A deferred transaction that reads first and writes later can fail with SQLITE_BUSY
     without waiting when another writer committed meanwhile; taking the lock up front
-    lets busy_timeout do its job. Nested calls become savepoints.
+    lets busy_timeout do its job. Nested calls become savepoints. On PostgreSQL a plain
+    transaction: writers run side by side, and a rule that needs one writer at a time takes
+    its own lock (`serialize()`, row locks, unique constraints: docs/decisions.md).
     """
+    if on_postgres():
+        with db.atomic() as transaction:
+            yield transaction
+        return
     with writer_gate.held(), db.atomic(lock_type="IMMEDIATE") as transaction:
         yield transaction
 
 
+def serialize(*names) -> None:
+    """Inside a write transaction: wait until no other transaction holds the lock named by `names`.
+
+    On SQLite the write transaction already excludes every other writer; on PostgreSQL this takes
+    a transaction-scoped advisory lock, so a rule checked and then written (slot capacity, the
+    send rate) holds across processes and machines. Released at commit or rollback.
+    """
+    if on_postgres():
+        db.execute_sql("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       (":".join(str(name) for name in names),))
+
+
+def locked(query):
+    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) on
+    PostgreSQL, so a read-check-write on them cannot interleave with another one; on SQLite the
+    write transaction already holds every row."""
+    return query.for_update() if on_postgres() else query
+
+
 def named_sql(text: str) -> str:
-    """A hot-path statement with :name parameters, in the driver's parameter style.
+    """A hot-path statement with :name parameters; run it with run_sql / write_sql / driver_sql.
 
     The request pipeline runs a few statements on every request; as constant text they are
-    prepared once by the driver instead of being rebuilt by the query builder each time.
+    prepared once by the driver instead of being rebuilt by the query builder each time. The
+    text keeps :name (sqlite3's style) and is put in the driver's style when it runs, since the
+    backend is chosen after these constants are built at import.
     """
-    if db.param == "?":  # sqlite3 takes :name with a dict
-        return text
-    import re
+    return text
 
-    return re.sub(r":([a-z_]+)", r"%(\1)s", text)  # psycopg's pyformat
+
+def driver_sql(text: str) -> str:
+    """A named_sql statement in the parameter style of the database in use."""
+    return text if db.param == "?" else _pyformat(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _pyformat(text: str) -> str:
+    # psycopg's pyformat: a literal % doubles, :name becomes %(name)s (a cast such as ::int stays)
+    return re.sub(r"(?<![:\w]):([a-z_]+)", r"%(\1)s", text.replace("%", "%%"))
 
 
 def run_sql(text: str, params: dict) -> list:
-    """Run a constant hot-path statement and return all its rows."""
-    return db.execute_sql(text, params).fetchall()
+    """Run a constant hot-path statement and return all its rows ([] for a write without RETURNING)."""
+    cursor = db.execute_sql(driver_sql(text), params)
+    return cursor.fetchall() if cursor.description else []
 
 
 def write_sql(text: str, params: dict) -> list:
     """run_sql for a statement that writes on its own (no transaction around it): through the gate."""
     with writer_gate.held():
-        return db.execute_sql(text, params).fetchall()
-
-
-def locked(query):
-    """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) on a
-    database with row locks; on SQLite the write transaction already holds every row."""
-    return query.for_update() if db.for_update else query
+        return run_sql(text, params)

@@ -10,9 +10,9 @@ import uuid
 from huey import Huey
 from huey.registry import Message
 
-from shop.config import load_config
+from shop.config import is_postgres, load_config
 from shop.db import init_database
-from shop.queue_storage import SharedFileSqliteStorage
+from shop.queue_storage import SharedFileSqliteStorage, SharedPostgresStorage
 
 # the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
 DELIVER_WEBHOOK = "tasks.webhooks.deliver_webhook"
@@ -23,10 +23,22 @@ _settings: dict = {}
 
 
 def setup(config) -> None:
-    """Open the app's database file for the queue and the jobs, and keep `config` for the jobs."""
-    busy_timeout = float(config["DB_BUSY_TIMEOUT_SECONDS"])
-    init_database(config["DATABASE"], busy_timeout)
-    huey.storage.use_file(config["DATABASE"], busy_timeout)
+    """Point the queue and the jobs at the app's database, and keep `config` for the jobs.
+
+    On SQLite the queue is Huey's SQLite storage in the same file; on PostgreSQL, Huey's
+    PostgreSQL storage in the same database (its tables huey_task, huey_schedule, ...).
+    """
+    target, busy_timeout = config["DATABASE"], float(config["DB_BUSY_TIMEOUT_SECONDS"])
+    init_database(target, busy_timeout)
+    if is_postgres(target):
+        if getattr(huey.storage, "dsn", None) != target:
+            huey.storage.close()
+            huey.storage = SharedPostgresStorage(huey.name, target)
+    else:
+        if not isinstance(huey.storage, SharedFileSqliteStorage):
+            huey.storage.close()
+            huey.storage = huey.create_storage()
+        huey.storage.use_file(target, busy_timeout)
     _settings["config"] = config
 
 
@@ -37,9 +49,22 @@ def settings():
     return _settings["config"]
 
 
-huey = Huey(
+class ShopHuey(Huey):
+    """Huey that sets itself up from the configuration before its first enqueue or consumer, so the
+    storage (SQLite or PostgreSQL) is the configured database's even when nothing called setup()."""
+
+    def enqueue(self, task):
+        settings()
+        return super().enqueue(task)
+
+    def create_consumer(self, **options):
+        settings()
+        return super().create_consumer(**options)
+
+
+huey = ShopHuey(
     "shop",
-    storage_class=SharedFileSqliteStorage,
+    storage_class=SharedFileSqliteStorage,  # with no file yet: setup() names it, or settings() on first use
     journal_mode="wal",
     results=False,
     create_tables=False,
@@ -53,5 +78,6 @@ def enqueue(task: str, *args) -> None:
     The message names the job instead of holding it, so the web app never imports `tasks`; inside
     one of the app's write transactions the job commits with it (shop.queue_storage).
     """
+    settings()
     message = Message(str(uuid.uuid4()), task, None, 0, 0, None, args, {})
     huey.storage.enqueue(huey.serializer.serialize(message))

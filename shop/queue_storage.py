@@ -1,12 +1,12 @@
-"""Huey's SQLite storage, tuned for sharing one file with the app and running several workers."""
+"""Huey's storages, sharing the app's database: SQLite tuned for one file, PostgreSQL for many boxes."""
 
 import contextlib
 import threading
 
 from huey.constants import EmptyData
-from huey.storage import SqliteStorage
+from huey.storage import PostgresStorage, SqliteStorage
 
-from shop.db import SAFETY_NET_PAGES, writer_gate
+from shop.db import SAFETY_NET_PAGES, on_postgres, writer_gate
 from shop.db import db as app_db
 
 
@@ -54,6 +54,9 @@ class SharedFileSqliteStorage(SqliteStorage):
         """The database file, set up on first use when nothing named it yet."""
         if self.filename is None and self._on_first_use is not None:
             self._on_first_use()
+            if self.filename is None:  # the configured database is PostgreSQL: setup() swapped storages
+                raise RuntimeError("the queue is on PostgreSQL: run the consumer with `flask shop worker` "
+                                   "or `python -m tasks`")
         return self.filename
 
     def _create_connection(self):
@@ -119,6 +122,10 @@ class SharedFileSqliteStorage(SqliteStorage):
         if present < len(self.OWN_OBJECTS):
             super().initialize_schema()
 
+    def probe(self) -> None:
+        """Read the task table (the health check): raises when the queue cannot be reached."""
+        self.sql("select 1 from task limit 1", results=True)
+
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():
             app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
@@ -142,3 +149,38 @@ class SharedFileSqliteStorage(SqliteStorage):
         if self.peek_data(key) is EmptyData:
             return EmptyData
         return super().pop_data(key)
+
+
+def queue_ddl() -> list[str]:
+    """The statements that create the queue's tables in the app's database, for its backend."""
+    if on_postgres():
+        return SharedPostgresStorage("shop", app_db.database).ddl  # opens nothing
+    return SqliteStorage.ddl
+
+
+class SharedPostgresStorage(PostgresStorage):
+    """PostgresStorage (claims with FOR UPDATE SKIP LOCKED, wakes on LISTEN/NOTIFY) with these changes:
+
+    - a task enqueued inside one of the app's transactions is written through the app's connection,
+      so it commits with the rows it is about or not at all; its NOTIFY is sent at that commit;
+    - the schema is created only by the app (init-db, create_app) with its own tables;
+    - no connection at construction: `use_dsn()` names the database (shop.queue.setup).
+    """
+
+    def __init__(self, name, dsn: str, **kwargs):
+        super().__init__(name, dsn=dsn, create_tables=False, **kwargs)
+
+    def probe(self) -> None:
+        """Read the task table (the health check): raises when the queue cannot be reached."""
+        self.sql(f"select 1 from {self.table_task} limit 1", results=True)
+
+    def _in_app_transaction(self) -> bool:
+        return on_postgres() and app_db.in_transaction() and app_db.database == self.dsn
+
+    def enqueue(self, data, priority=None):
+        if self._in_app_transaction():
+            app_db.execute_sql(f"INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s)",
+                               (self.name, data, priority or 0))
+            app_db.execute_sql("SELECT pg_notify(%s, '')", (self.channel,))
+        else:
+            super().enqueue(data, priority)

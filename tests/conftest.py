@@ -1,4 +1,5 @@
-"""Test harness: one real SQLite file per run, the real app, and helpers to load tenants."""
+"""Test harness: the whole suite once per backend (a real SQLite file, then a throwaway PostgreSQL
+database where a server answers), the real app, and helpers to load tenants."""
 
 import os
 import shutil
@@ -6,42 +7,62 @@ import tempfile
 
 # the app and the Huey consumer read these at import: set them before anything imports shop
 _RUN_DIR = tempfile.mkdtemp(prefix="shop-tests-")
+_SQLITE_PATH = os.path.join(_RUN_DIR, "shop.sqlite3")
 os.environ["SHOP_INSTANCE_PATH"] = _RUN_DIR
-os.environ["SHOP_DATABASE"] = os.path.join(_RUN_DIR, "shop.sqlite3")
+os.environ["SHOP_DATABASE"] = _SQLITE_PATH
 os.environ["SHOP_SECRET_KEY"] = "test-secret-key-not-for-production"
 
 import pytest  # noqa: E402
 
 from shop import clock, create_app  # noqa: E402
-from shop.db import db  # noqa: E402
+from shop.db import db, on_postgres  # noqa: E402
 from shop.domain.fixtures import load_fixture  # noqa: E402
 from shop.models import ALL_MODELS  # noqa: E402
 from shop.platform import usage_log  # noqa: E402
-from tasks import huey  # noqa: E402,F401  (creates the queue tables in the run's file)
-from tests.helpers import ALL_SCOPES, auth_headers, logged_rows, tenant_fixture  # noqa: E402,F401
+from tasks import huey  # noqa: E402  (the consumer's queue: every job registered)
+from tests.helpers import ALL_SCOPES, auth_headers, backends, logged_rows, tenant_fixture  # noqa: E402,F401
 from tests.helpers.probe import register_probe  # noqa: E402
 
+pytest_collection_modifyitems = backends.note_backends
+pytest_terminal_summary = backends.summarize
 
-@pytest.fixture(scope="session")
-def app():
-    app = create_app({"TESTING": True})
+
+@pytest.fixture(scope="session", params=backends.selected())
+def app(request):
+    """The app on one backend; the suite runs once per backend (ids [sqlite] and [postgres])."""
+    if request.param == "postgres":
+        database = backends.throwaway_postgres_database(request)
+    else:
+        database = _SQLITE_PATH
+    os.environ["SHOP_DATABASE"] = database  # what the real consumer and other processes open
+    app = create_app({"TESTING": True, "DATABASE": database})
     register_probe(app)
     yield app
+    usage_log.buffer.flush()
+    huey.storage.close()
     db.close()
+    os.environ["SHOP_DATABASE"] = _SQLITE_PATH
+
+
+@pytest.fixture(autouse=True)
+def backend_specific(request):
+    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, saying why."""
+    if request.node.get_closest_marker("sqlite_only") and on_postgres():
+        pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
+
+
+def pytest_sessionfinish(session):
     shutil.rmtree(_RUN_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
 def clean_state(app):
-    """Every test starts from empty tables and the real clock."""
+    """Every test starts from empty tables, an empty queue and the real clock."""
     yield
     clock.reset()
     usage_log.buffer.flush()
-    with db.atomic():
-        for model in reversed(ALL_MODELS):
-            model.delete().execute()
-        for table in ("task", "schedule", "kv"):
-            db.execute_sql(f"DELETE FROM {table}")
+    backends.empty_tables(ALL_MODELS)
+    huey.flush()
 
 
 @pytest.fixture

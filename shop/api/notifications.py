@@ -13,7 +13,6 @@ from schemas.notifications import (
     NotificationScopeArgsSchema,
 )
 from shop.domain import notifications as inbox
-from shop.platform.ids import parse_id
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("notifications", __name__, description="In-app notifications")
@@ -52,54 +51,59 @@ def archive_read(args, _body):
 
 
 @blp.route("/notifications/<id>", methods=["GET"])
+@blp.path_id()
 @blp.arguments(NotificationScopeArgsSchema, location="query")
 @blp.response(200, NotificationSchema)
 @blp.scope("notifications.read")
 @blp.doc(operationId="getNotification")
 def get_notification(args, id):
     """Retrieve a notification."""
-    return inbox.get_notification(g.tenant.id, parse_id(id), args["scope"], args["user_email"])
+    return inbox.get_notification(g.tenant.id, id, args["scope"], args["user_email"])
 
 
 @blp.route("/notifications/<id>/read", methods=["POST"])
+@blp.path_id()
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
-@blp.scope("notifications.write")
 @blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.scope("notifications.write")
 @blp.doc(operationId="markNotificationRead")
 def read_notification(_body, id):
     """Mark a notification read."""
-    return inbox.set_flags(g.tenant.id, parse_id(id), "read")
+    return inbox.set_flags(g.tenant.id, id, "read")
 
 
 @blp.route("/notifications/<id>/unread", methods=["POST"])
+@blp.path_id()
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
-@blp.scope("notifications.write")
 @blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.scope("notifications.write")
 @blp.doc(operationId="markNotificationUnread")
 def unread_notification(_body, id):
     """Mark a notification unread."""
-    return inbox.set_flags(g.tenant.id, parse_id(id), "unread")
+    return inbox.set_flags(g.tenant.id, id, "unread")
 
 
 @blp.route("/notifications/<id>/archive", methods=["POST"])
+@blp.path_id()
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
-@blp.scope("notifications.write")
 @blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.scope("notifications.write")
 @blp.doc(operationId="archiveNotification")
 def archive_notification(_body, id):
     """Archive a notification (it is read from then on)."""
-    return inbox.set_flags(g.tenant.id, parse_id(id), "archive")
+    return inbox.set_flags(g.tenant.id, id, "archive")
 
 
 @blp.route("/notifications/<id>/unarchive", methods=["POST"])
+@blp.path_id()
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, NotificationSchema)
-@blp.scope("notifications.write")
 @blp.refuses(403, "insufficient_scope; or user_scope_read_only: user-scoped notifications are read-only")
+@blp.scope("notifications.write")
 @blp.doc(operationId="unarchiveNotification")
 def unarchive_notification(_body, id):
     """Return a notification to the active inbox."""
-    return inbox.set_flags(g.tenant.id, parse_id(id), "unarchive")
+    return inbox.set_flags(g.tenant.id, id, "unarchive")

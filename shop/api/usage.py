@@ -10,11 +10,12 @@ blp = Blueprint("usage", __name__, description="Usage of the calling key")
 
 
 @blp.route("/usage")
+# in the arguments' place: the query is parsed leniently by the domain, so only documented here
 @blp.doc(parameters=[{"in": "query", "schema": UsageQueryDocSchema}])
 @blp.response(200, ApiUsageSchema)
+@blp.refuses(504, "api_usage_timeout: the rollup exceeded its time budget; retry with a shorter window")
 @blp.ungated
 @blp.scope(None)
-@blp.refuses(504, "api_usage_timeout: the rollup exceeded its time budget; retry with a shorter window")
 @blp.doc(operationId="getUsage")
 def usage():
     """Usage of the calling key over a window (malformed parameters fall back to defaults)."""

@@ -3,7 +3,7 @@
 from flask import g, request
 from flask.views import MethodView
 
-from schemas.common import ErrorSchema, NoBodySchema
+from schemas.common import NoBodySchema
 from schemas.webhooks import (
     WebhookCreateSchema,
     WebhookDeletedSchema,
@@ -66,15 +66,14 @@ class WebhookViews(MethodView):
 
     @blp.arguments(WebhookCreateSchema)
     @blp.response(201, WebhookWithSecretSchema)
-    @blp.scope("webhooks.write")
     @blp.refuses(403, FAMILY_SCOPES)
+    @blp.scope("webhooks.write")
+    @blp.sensitive
     @blp.doc(operationId="createWebhook", parameters=[SERVICE_VERSION])
     def post(self, body):
         """Create a subscription; its signing secret is shown in this response only."""
         version = webhooks.resolve_api_version(request.headers.get(webhooks.VERSION_HEADER))
         return webhooks.create_subscription(g.tenant.id, g.api_key.scopes, body, version)
-
-    post._sensitive_response = True
 
 
 @blp.route("/webhooks/<id>")
@@ -84,13 +83,13 @@ class WebhookByIdViews(MethodView):
     @blp.doc(operationId="getWebhook")
     def get(self, id):
         """Retrieve a subscription (never its secret)."""
-        return webhooks.get_subscription(g.tenant.id, id)
+        return webhooks.get_subscription_or_404(g.tenant.id, id)
 
     # no body (or {}) changes nothing and answers the subscription: the spec leaves every field optional
     @blp.arguments(WebhookUpdateSchema, required=False)
     @blp.response(200, WebhookSubscriptionSchema)
-    @blp.scope("webhooks.write")
     @blp.refuses(403, FAMILY_SCOPES)
+    @blp.scope("webhooks.write")
     @blp.doc(operationId="updateWebhook")
     def patch(self, changes, id):
         """Change url, events, description or enabled; omitted fields stay as they are."""
@@ -106,26 +105,24 @@ class WebhookByIdViews(MethodView):
 
 
 @blp.route("/webhooks/<id>/rotate_secret", methods=["POST"])
-@blp.response(200, WebhookRotatedSchema)
-@blp.alt_response(409, schema=ErrorSchema, description="rotation_in_progress: the previous secret is "
-                  "still valid (24 h after the last rotation); or an idempotency conflict")
-@blp.scope("webhooks.manage")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(200, WebhookRotatedSchema)
+@blp.refuses(409, "rotation_in_progress: the previous secret is still valid (24 h after the last "
+                  "rotation); or an idempotency conflict")
+@blp.scope("webhooks.manage")
 @blp.idempotency(required=True, min_length=8)
+@blp.sensitive
 @blp.doc(operationId="rotateWebhookSecret")
 def rotate_secret(_body, id):
     """Rotate the signing secret; the previous one stays valid for 24 hours."""
     return webhooks.rotate_secret(g.tenant.id, id)
 
 
-rotate_secret._sensitive_response = True
-
-
 @blp.route("/webhooks/<id>/ping", methods=["POST"])
-@blp.response(202, WebhookDeliverySchema)
-@blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
-@blp.scope("webhooks.write")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(202, WebhookDeliverySchema)
+@blp.refuses(422, "subscription_disabled: enable it first")
+@blp.scope("webhooks.write")
 @blp.doc(operationId="pingWebhook")
 def ping(_body, id):
     """Send a webhook.ping event to this subscription; the delivery starts pending."""
@@ -153,10 +150,10 @@ def deliveries_summary(id):
 
 
 @blp.route("/webhooks/<id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
-@blp.response(202, WebhookDeliverySchema)
-@blp.alt_response(422, schema=ErrorSchema, description="delivery_in_flight or subscription_disabled")
-@blp.scope("webhooks.write")
 @blp.arguments(NoBodySchema, location="json", required=False)
+@blp.response(202, WebhookDeliverySchema)
+@blp.refuses(422, "delivery_in_flight or subscription_disabled")
+@blp.scope("webhooks.write")
 @blp.doc(operationId="redeliverWebhookDelivery")
 def redeliver(_body, id, delivery_id):
     """Queue a delivered, dead or failed delivery again with its original payload and event id."""
@@ -185,9 +182,9 @@ def delivery_attempts(args, id, delivery_id):
 @blp.route("/webhooks/<id>/recover", methods=["POST"])
 @blp.arguments(WebhookRecoverSchema)
 @blp.response(202, WebhookRecoverySchema)
-@blp.alt_response(409, schema=ErrorSchema, description="recovery_in_progress: a recovery of this "
-                  "subscription is still running; or an idempotency conflict")
-@blp.alt_response(422, schema=ErrorSchema, description="subscription_disabled: enable it first")
+@blp.refuses(409, "recovery_in_progress: a recovery of this subscription is still running; or an "
+                  "idempotency conflict")
+@blp.refuses(422, "subscription_disabled: enable it first")
 @blp.scope("webhooks.write")
 @blp.doc(operationId="recoverWebhookDeliveries")
 def recover(body, id):

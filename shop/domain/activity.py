@@ -1,44 +1,50 @@
 """In-app activity: what staff and customers do outside the API, applied by `flask shop activity`.
 
-Each kind maps to a domain function `fn(tenant_id: str, data: dict) -> dict` that applies the change
-in one transaction, emits the events it causes (with `source_kind: observed` where the spec says),
-and returns the resulting record. Functions are named as "module:function" and imported on use,
-so this registry imports nothing.
+Each kind maps to a domain function `fn(tenant_id: str, fields: dict) -> dict` that applies the
+change in one transaction, emits the events it causes (with `source_kind: observed` where the spec
+says), and returns the resulting record. This registry is the activity's edge: it parses `--data`
+with the kind's schema, as a view's arguments are parsed, so the functions take plain values.
+Functions are named as "module:function" and imported on use, so the registry imports no domain.
 """
 
 from importlib import import_module
 
 import marshmallow as ma
 
+import schemas.activity as act
+from schemas.appointments import ActivityBookingSchema as BookingActivity
+from schemas.notifications import NotificationInputSchema
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 from shop.platform.validation import surrogate_path, validation_error
 
+# kind -> (the "module:function" that applies it, the schema its --data is parsed with first, or
+# None for the kinds that only name a record); handlers take the parsed fields, never raw input
 ACTIVITIES = {
-    "customer.created": "shop.domain.records.customers:create_customer",
-    "customer.updated": "shop.domain.records.customers:update_customer",
-    "ticket.created": "shop.domain.records.tickets:create_ticket",
-    "ticket.updated": "shop.domain.records.tickets:update_ticket",
-    "ticket.status_changed": "shop.domain.records.tickets:change_ticket_status",
-    "invoice.created": "shop.domain.records.invoices:create_invoice",
-    "invoice.sent": "shop.domain.records.invoices:send_invoice",
-    "invoice.paid": "shop.domain.records.invoices:mark_invoice_paid",
-    "invoice.voided": "shop.domain.records.invoices:void_invoice",
-    "invoice.refunded": "shop.domain.records.invoices:refund_invoice",
-    "estimate.sent": "shop.domain.records.estimates:send_estimate",
-    "estimate.approved": "shop.domain.records.estimates:approve_estimate",
-    "estimate.declined": "shop.domain.records.estimates:decline_estimate",
-    "payment.recorded": "shop.domain.records.invoices:record_payment",
-    "payment.refunded": "shop.domain.records.invoices:refund_payment",
-    "lead.created": "shop.domain.records.leads:create_lead",
-    "lead.updated": "shop.domain.records.leads:update_lead",
-    "lead.converted": "shop.domain.records.leads:convert_lead",
-    "message.received": "shop.domain.messaging.conversations:receive_message",
-    "appointment.created": "shop.domain.appointments.appointments:book_from_activity",
-    "ticket.hidden": "shop.domain.records.tickets:hide_ticket",
-    "ticket.deleted": "shop.domain.records.tickets:delete_ticket",
-    "notification": "shop.domain.notifications:notification_activity",
+    "customer.created": ("shop.domain.records.customers:create_customer", act.CustomerCreated),
+    "customer.updated": ("shop.domain.records.customers:update_customer", act.CustomerUpdated),
+    "ticket.created": ("shop.domain.records.tickets:create_ticket", act.TicketCreated),
+    "ticket.updated": ("shop.domain.records.tickets:update_ticket", act.TicketUpdated),
+    "ticket.status_changed": ("shop.domain.records.tickets:change_ticket_status", act.TicketStatusChanged),
+    "invoice.created": ("shop.domain.records.invoices:create_invoice", act.InvoiceCreated),
+    "invoice.sent": ("shop.domain.records.invoices:send_invoice", act.InvoiceSent),
+    "invoice.paid": ("shop.domain.records.invoices:mark_invoice_paid", act.InvoicePaid),
+    "invoice.voided": ("shop.domain.records.invoices:void_invoice", act.InvoiceVoided),
+    "invoice.refunded": ("shop.domain.records.invoices:refund_invoice", act.InvoiceRefunded),
+    "estimate.sent": ("shop.domain.records.estimates:send_estimate", act.EstimateSent),
+    "estimate.approved": ("shop.domain.records.estimates:approve_estimate", act.EstimateApproved),
+    "estimate.declined": ("shop.domain.records.estimates:decline_estimate", act.EstimateDeclined),
+    "payment.recorded": ("shop.domain.records.invoices:record_payment", act.PaymentRecorded),
+    "payment.refunded": ("shop.domain.records.invoices:refund_payment", act.PaymentRefunded),
+    "lead.created": ("shop.domain.records.leads:create_lead", act.LeadCreated),
+    "lead.updated": ("shop.domain.records.leads:update_lead", act.LeadUpdated),
+    "lead.converted": ("shop.domain.records.leads:convert_lead", act.LeadConverted),
+    "message.received": ("shop.domain.messaging.conversations:receive_message", None),
+    "appointment.created": ("shop.domain.appointments.appointments:book_from_activity", BookingActivity),
+    "ticket.hidden": ("shop.domain.records.tickets:hide_ticket", None),
+    "ticket.deleted": ("shop.domain.records.tickets:delete_ticket", None),
+    "notification": ("shop.domain.notifications:notification_activity", NotificationInputSchema),
 }
 
 
@@ -56,9 +62,11 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
                        param=bad)
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
-    module, function = target.split(":")
+    handler, schema = target
+    fields = data if schema is None else parse_data(schema, data)
+    module, function = handler.split(":")
     with write_transaction():
-        return getattr(import_module(module), function)(tenant_id, data)
+        return getattr(import_module(module), function)(tenant_id, fields)
 
 
 def parse_data(schema, data: dict) -> dict:

@@ -27,4 +27,4 @@ def _database() -> None:
 
 
 def _queue() -> None:
-    huey.storage.sql("select 1 from task limit 1", results=True)
+    huey.storage.probe()

@@ -4,37 +4,18 @@ A notification tied to a hidden or soft-deleted ticket does not exist on the pub
 query here starts from `inbox()`, which keeps only rows without a ticket or with a visible one.
 """
 
-import marshmallow as ma
 from peewee import SQL, fn
 
-from schemas.notifications import NotificationInputSchema
+from schemas.notifications import NotificationSchema
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.records.tickets import visible_tickets
 from shop.models import Notification, Ticket, User
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
-from shop.platform.validation import validation_error
 
 ORDER = [(Notification.created_at, True), (Notification.id, True)]
-
-
-def notification_dto(row: Notification) -> dict:
-    """The spec's notification object."""
-    return {
-        "object": "notification",
-        "id": row.id,
-        "scope": row.scope,
-        "type": row.type,
-        "message": row.message,
-        "ticket_id": None if row.ticket_id is None else str(row.ticket_id),
-        "from_email": row.from_email,
-        "read": row.read,
-        "archived": row.archived,
-        "archived_at": clock.isoformat(row.archived_at),
-        "details": row.details,
-        "created_at": clock.isoformat(row.created_at),
-    }
+NOTIFICATION = NotificationSchema()
 
 
 def inbox(tenant_id: str):
@@ -71,7 +52,7 @@ def list_notifications(tenant_id: str, args: dict) -> dict:
     if args["unread"] and not args["archived"]:
         query = query.where(Notification.read == False)  # noqa: E712 (peewee expression)
     page = paginate(query, ORDER, args["limit"], args["cursor"])
-    return page.envelope(notification_dto)
+    return page.envelope()
 
 
 def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
@@ -81,7 +62,8 @@ def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
     return {"object": "notification_count", "scope": audience, "unread": unread}
 
 
-def get_notification(tenant_id: str, notification_id: int, audience: str, user_email: str | None) -> dict:
+def get_notification(tenant_id: str, notification_id: int, audience: str,
+                     user_email: str | None) -> Notification:
     """A global notification, or a user one when scope=user names its teammate; else 404."""
     visible = audience_inbox(tenant_id, audience, user_email)
     row = visible.where(Notification.id == notification_id).first()
@@ -89,7 +71,7 @@ def get_notification(tenant_id: str, notification_id: int, audience: str, user_e
         row = audience_inbox(tenant_id, "global", None).where(Notification.id == notification_id).first()
     if row is None:
         raise _not_found(notification_id)
-    return notification_dto(row)
+    return row
 
 
 def _not_found(notification_id: int) -> ApiError:
@@ -107,13 +89,13 @@ def _writable(tenant_id: str, notification_id: int) -> Notification:
     return row
 
 
-def set_flags(tenant_id: str, notification_id: int, action: str) -> dict:
+def set_flags(tenant_id: str, notification_id: int, action: str) -> Notification:
     """read, unread, archive or unarchive one global notification; repeating one changes nothing."""
     with write_transaction():
         row = _writable(tenant_id, notification_id)
         _apply(row, action)
         row.save(only=[Notification.read, Notification.archived, Notification.archived_at])
-    return notification_dto(row)
+    return row
 
 
 def _apply(row: Notification, action: str) -> None:
@@ -137,18 +119,20 @@ def archive_read(tenant_id: str, include_unread: bool) -> dict:
         targets = targets.where(Notification.read == True)  # noqa: E712
     ids = targets.select(Notification.id)
     with write_transaction():
+        # the conditions again on the rows written: a row changed meanwhile by another transaction
+        # is re-checked as it is now (PostgreSQL re-evaluates them on the row it waited for)
+        again = Notification.archived == False  # noqa: E712
+        if not include_unread:
+            again &= Notification.read == True  # noqa: E712
         archived = (Notification.update(archived=True, archived_at=clock.now(), read=True)
-                    .where(Notification.id.in_(ids)).execute())
+                    .where(Notification.id.in_(ids) & again).execute())
     return {"object": "notification_archive_result", "scope": "global", "cleared_all": include_unread,
             "archived_count": archived}
 
 
-def create_notification(tenant_id: str, data: dict, **stored) -> Notification:
-    """Validate notification input (activity or fixture fields) and insert it; 400 names the field."""
-    try:
-        fields = NotificationInputSchema().load(data)
-    except ma.ValidationError as error:
-        raise validation_error({"json": error.messages}, NotificationInputSchema()) from None
+def create_notification(tenant_id: str, fields: dict, **stored) -> Notification:
+    """Insert a notification from parsed activity or fixture fields; 400 names the field at fault."""
+    fields = dict(fields)
     user = _teammate(tenant_id, fields.pop("scope"), fields.pop("user_email"))
     ticket_id = fields.pop("ticket_id")
     if ticket_id is not None and not Ticket.for_tenant(tenant_id).where(Ticket.id == int(ticket_id)).exists():
@@ -176,4 +160,4 @@ def _teammate(tenant_id: str, audience: str, user_email: str | None) -> int | No
 
 def notification_activity(tenant_id: str, data: dict) -> dict:
     """In-app activity `notification`: add one inbox row (global or for a teammate)."""
-    return notification_dto(create_notification(tenant_id, data))
+    return NOTIFICATION.dump(create_notification(tenant_id, data))

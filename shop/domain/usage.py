@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from peewee import Case, DatabaseError, OperationalError, fn
 
 from shop import clock
-from shop.db import db
+from shop.db import db, on_postgres
 from shop.models import ApiKey, UsageLog
 from shop.platform import usage_log
 from shop.platform.errors import ApiError
@@ -74,23 +74,40 @@ def _rollup_row(key_id: str, since: int, until: int) -> tuple:
 
 
 class _Budget:
-    """Interrupts a SQLite query that runs past its time budget."""
+    """Interrupts a query that runs past its time budget: SQLite's progress handler, or PostgreSQL's
+    statement_timeout for the one transaction of the rollup."""
 
     def __init__(self, budget_ms: float):
+        self.budget_ms = budget_ms
         self.deadline = time.monotonic() + budget_ms / 1000
         self.exceeded = False
+        self._transaction = None
 
     def __call__(self) -> int:
         self.exceeded = time.monotonic() > self.deadline
         return 1 if self.exceeded else 0
 
     def __enter__(self):
+        if on_postgres():
+            return self._enter_postgres()
         connection = db.connection()
         if hasattr(connection, "set_progress_handler"):
             connection.set_progress_handler(self, 200)
         return self
 
+    def _enter_postgres(self):
+        if self.budget_ms < 1:  # statement_timeout counts whole milliseconds, and 0 means none
+            self.exceeded = True
+            raise OperationalError("no time budget for the usage rollup")
+        self._transaction = db.atomic()
+        self._transaction.__enter__()
+        db.execute_sql("SELECT set_config('statement_timeout', %s, true)", (f"{int(self.budget_ms)}ms",))
+        return self
+
     def __exit__(self, *exc):
+        if self._transaction is not None:
+            self.exceeded = exc[0] is not None and time.monotonic() >= self.deadline
+            return self._transaction.__exit__(*exc)
         connection = db.connection()
         if hasattr(connection, "set_progress_handler"):
             connection.set_progress_handler(None, 0)

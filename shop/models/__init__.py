@@ -1,6 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates (shop/migrations changes)."""
 
-from shop.models.appointments import Appointment
+from shop.models.appointments import Appointment, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.events import Event
 from shop.models.inbox import Notification
@@ -18,6 +18,7 @@ ALL_MODELS = (
     Customer,
     Ticket,
     Appointment,
+    SlotHold,
     Notification,
     Invoice,
     Estimate,
@@ -49,15 +50,14 @@ def create_tables() -> None:
     created too when missing: Huey would otherwise create its own when the queue is first used,
     which may be inside a transaction that then rolls them back.
     """
-    from huey.storage import SqliteStorage
-
     from shop import migrations
     from shop.db import db
+    from shop.queue_storage import queue_ddl
 
     migrations.create_current(db, ALL_MODELS)
     problem = migrations.status(db, ALL_MODELS).problem()
     if problem:
         raise migrations.SchemaOutOfDate(problem)
     with db.atomic():
-        for statement in SqliteStorage.ddl:
+        for statement in queue_ddl():
             db.execute_sql(statement)

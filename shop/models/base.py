@@ -3,9 +3,9 @@
 import json
 from datetime import datetime
 
-from peewee import DateTimeField, Model, TextField
+from peewee import AutoField, DateTimeField, Model, TextField
 
-from shop.db import db, named_sql
+from shop.db import db, driver_sql, named_sql, on_postgres
 
 _INSERT_SQL: dict = {}
 
@@ -37,6 +37,23 @@ class BaseModel(Model):
         database = db
         legacy_table_names = False
 
+    def save(self, force_insert=False, only=None):
+        """Save; a row inserted with an id of its own moves the id sequence past it on PostgreSQL.
+
+        Fixtures and in-app activity keep the ids they are given; SQLite's next id is always
+        past the largest, but a PostgreSQL sequence knows nothing of an id it did not hand out.
+        """
+        pk = self._meta.primary_key
+        explicit = force_insert and isinstance(pk, AutoField) and self._pk is not None
+        saved = super().save(force_insert=force_insert, only=only)
+        if explicit and on_postgres():
+            # never backwards: nextval is atomic, so concurrent inserts only ever move it forward
+            db.execute_sql("SELECT setval(pg_get_serial_sequence(%s, %s), GREATEST(%s, "
+                           "nextval(pg_get_serial_sequence(%s, %s))))",
+                           (self._meta.table_name, pk.column_name, self._pk)
+                           + (self._meta.table_name, pk.column_name))
+        return saved
+
     @classmethod
     def columns(cls, alias: str | None = None) -> str:
         """The select list of every column of this model, for a constant hot-path query."""
@@ -64,7 +81,7 @@ class BaseModel(Model):
             params = ", ".join(f":{field.name}" for field in fields)
             table = cls._meta.table_name
             sql = _INSERT_SQL[key] = named_sql(f"INSERT INTO {table} ({columns}) VALUES ({params})")
-        db.execute_sql(sql, {field.name: field.db_value(values[field.name]) for field in fields})
+        db.execute_sql(driver_sql(sql), {field.name: field.db_value(values[field.name]) for field in fields})
         return cls(__no_default__=True, **values)
 
     @classmethod

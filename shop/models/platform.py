@@ -5,7 +5,7 @@ from peewee import (
     BigIntegerField,
     BooleanField,
     CharField,
-    FloatField,
+    DoubleField,
     IntegerField,
     TextField,
 )
@@ -17,8 +17,8 @@ class RateBucket(BaseModel):
     """One token bucket per API key, shared by every process that serves the database."""
 
     api_key_id = CharField(primary_key=True, max_length=64)
-    tokens = FloatField()
-    updated_at = FloatField()  # epoch seconds
+    tokens = DoubleField()  # REAL on SQLite; on PostgreSQL FloatField would be a 4-byte REAL
+    updated_at = DoubleField()  # epoch seconds
     granted = BooleanField(default=True)  # whether the last take succeeded
 
 

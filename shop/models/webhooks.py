@@ -9,6 +9,10 @@ from shop.models.tenancy import Tenant
 
 DELIVERY_STATUSES = ("pending", "retrying", "delivered", "failed", "dead")
 IN_FLIGHT = ("pending", "retrying")
+# version dates the service knows, oldest first; a subscription pins one (spec: Versioning)
+API_VERSIONS = ("2026-11-01",)
+# the longest destination URL a subscription may name
+MAX_URL_LENGTH = 2048
 TERMINAL = ("delivered", "failed", "dead")
 # what started an attempt: the event, the retry table, a redeliver, or a recovery
 ATTEMPT_TRIGGERS = ("initial", "retry", "redeliver", "recover")

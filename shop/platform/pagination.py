@@ -22,9 +22,9 @@ class Page:
     has_more: bool
     next_cursor: str | None
 
-    def envelope(self, dump, **extra) -> dict:
-        """The spec's list envelope around the dumped items."""
-        return {"object": "list", "data": [dump(item) for item in self.items],
+    def envelope(self, **extra) -> dict:
+        """The spec's list envelope around the items (the view's response schema dumps them)."""
+        return {"object": "list", "data": self.items,
                 "has_more": self.has_more, "next_cursor": self.next_cursor, **extra}
 
 

@@ -12,12 +12,12 @@ _REFILLED = "(tokens + (:now - updated_at) * :refill)"
 _CAPPED = f"(CASE WHEN {_REFILLED} > :capacity THEN :capacity ELSE {_REFILLED} END)"
 TAKE_SQL = named_sql(
     f"UPDATE rate_bucket SET tokens = CASE WHEN {_CAPPED} >= 1 THEN {_CAPPED} - 1 ELSE {_CAPPED} END, "
-    f"granted = CASE WHEN {_CAPPED} >= 1 THEN 1 ELSE 0 END, updated_at = :now "
+    f"granted = ({_CAPPED} >= 1), updated_at = :now "
     "WHERE api_key_id = :key RETURNING tokens, granted"
 )
 CREATE_SQL = named_sql(
     "INSERT INTO rate_bucket (api_key_id, tokens, updated_at, granted) "
-    "VALUES (:key, :capacity, :now, 1) ON CONFLICT (api_key_id) DO NOTHING"
+    "VALUES (:key, :capacity, :now, :yes) ON CONFLICT (api_key_id) DO NOTHING"
 )
 
 
@@ -50,7 +50,8 @@ class Take:
 
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
-    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id}
+    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id,
+              "yes": True}
     rows = write_sql(TAKE_SQL, params)
     if not rows:
         # first request of this key: start from a full bucket, then take as usual

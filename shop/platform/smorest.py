@@ -1,10 +1,23 @@
-"""flask-smorest subclassed once: the Api, the Blueprint with scopes, and the error schema."""
+"""flask-smorest subclassed once: the Api, the Blueprint with scopes, and the error schema.
+
+Every view declares its contract with decorators of this Blueprint, side by side, in this order
+(outermost first; the ones a view does not need are left out):
+
+    path_id, arguments, response, refuses, public / ungated, scope, idempotency, sensitive, doc
+
+path_id is outermost so that a bad numeric id is 400 invalid_id before the body is looked at; the
+marks (scope, idempotency, sensitive, public, ungated) sit inside the wrappers, whose functools.wraps
+carries them out to the view the request pipeline reads. doc(operationId=...) comes last.
+"""
+
+from functools import wraps
 
 from flask_smorest import Api as _Api
 from flask_smorest import Blueprint as _Blueprint
 
 from schemas.common import ErrorSchema
 from shop.platform import errors
+from shop.platform.ids import parse_id
 from shop.platform.validation import ShopParser
 
 
@@ -39,6 +52,24 @@ class Blueprint(_Blueprint):
         """As flask-smorest's, with one schema instance per view: given a class, webargs would
         build a new instance (fields deep-copied) on every request."""
         return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+
+    def path_id(self, name: str = "id"):
+        """Parse the numeric path id `name` before anything else (the body included): 400 invalid_id."""
+
+        def decorator(func):
+            @wraps(func)
+            def wrapper(*args, **kwargs):
+                kwargs[name] = parse_id(kwargs[name])
+                return func(*args, **kwargs)
+
+            return wrapper
+
+        return decorator
+
+    def sensitive(self, func):
+        """Mark a view whose response shows a secret: its saved idempotent response is stored encrypted."""
+        func._sensitive_response = True
+        return func
 
     def refuses(self, status: int, description: str):
         """Document an error status a view answers beyond the common ones (codes in the description)."""

@@ -10,7 +10,7 @@ import atexit
 import logging
 import threading
 
-from shop.db import db, named_sql, write_transaction
+from shop.db import db, driver_sql, named_sql, write_transaction
 
 log = logging.getLogger("shop.usage")
 FLUSH_SECONDS = 0.1
@@ -48,7 +48,7 @@ class UsageBuffer:
             return 0
         try:
             with write_transaction():
-                db.cursor().executemany(INSERT_SQL, rows)
+                db.cursor().executemany(driver_sql(INSERT_SQL), rows)
         except Exception:  # a lost usage row must never fail the requests it describes
             log.warning("usage log write of %d rows failed", len(rows), exc_info=True)
             return 0

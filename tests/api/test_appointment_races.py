@@ -4,6 +4,7 @@ import threading
 from collections import Counter
 
 from schemas.appointments import AppointmentCreateSchema
+from shop.db import on_postgres
 from shop.domain.appointments.appointments import create_appointment
 from shop.models import Appointment, Event
 from shop.platform.errors import ApiError
@@ -35,6 +36,23 @@ def race(app, headers, body) -> Counter:
     return results
 
 
+def other_booking_process(database: str, tenant: str, day: str):
+    """A connection of another process, inside a write transaction holding the lock a booking of
+    `day` takes: SQLite's write lock, or on PostgreSQL the advisory lock of the tenant's day."""
+    if not on_postgres():
+        import sqlite3
+
+        other = sqlite3.connect(database, isolation_level=None, timeout=10)
+        other.execute("BEGIN IMMEDIATE")
+        return other
+    import psycopg
+
+    other = psycopg.connect(database, autocommit=True)
+    other.execute("BEGIN")
+    other.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"slot-capacity:{tenant}:{day}",))
+    return other
+
+
 def test_concurrent_creates_for_the_last_place_never_both_succeed(app, load):
     set_clock("2026-11-25T12:00:00")
     load(tenant_fixture("acme", booking={**BOOKING, "capacity": 1}))
@@ -49,13 +67,11 @@ def test_concurrent_creates_for_the_last_place_never_both_succeed(app, load):
 def test_a_create_waits_for_a_writer_holding_the_last_place_and_then_sees_it_taken(app, load):
     # another process books the last place and holds its write lock while our create arrives:
     # the create must wait for that commit and then refuse, never read the old state and book too
-    import sqlite3
     import time
 
     set_clock("2026-11-25T12:00:00")
     load(tenant_fixture("acme", booking={**BOOKING, "capacity": 1}))
-    other = sqlite3.connect(app.config["DATABASE"], isolation_level=None, timeout=10)
-    other.execute("BEGIN IMMEDIATE")
+    other = other_booking_process(app.config["DATABASE"], "acme", "2026-12-01")
     other.execute("INSERT INTO appointment (tenant_id, customer_name, customer_phone, scheduled_date, "
                   "scheduled_time, duration_minutes, status, created_at) VALUES "
                   "('acme', 'Other', '1', '2026-12-01', '10:00', 30, 'scheduled', '2026-11-25 12:00:00')")

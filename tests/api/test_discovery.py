@@ -26,14 +26,20 @@ def test_health_checks_database_and_queue(client):
 
 
 def test_health_reports_a_broken_queue_as_503(client, monkeypatch):
+    from shop.db import on_postgres
     from tasks import huey
 
-    monkeypatch.setattr(huey.storage, "filename", "/nonexistent-dir/queue.sqlite3")
-    monkeypatch.setattr(huey.storage, "_local", threading.local())  # no connection opened yet
+    if on_postgres():  # a server that does not answer, with no connection opened yet
+        huey.storage.close()
+        monkeypatch.setattr(huey.storage, "dsn", "postgresql://nobody@127.0.0.1:1/none")
+    else:
+        monkeypatch.setattr(huey.storage, "filename", "/nonexistent-dir/queue.sqlite3")
+        monkeypatch.setattr(huey.storage, "_local", threading.local())  # no connection opened yet
     response = client.get("/api/v1/health")
     error = assert_error(response, 503, "service_unavailable")
     assert error["details"] == {"database": "ok", "queue": "unavailable"}
     assert health.check()["queue"] == "unavailable"
+    huey.storage.close()  # the next test connects to the real queue again
 
 
 def test_openapi_json_is_valid_openapi_3_with_every_endpoint(client):
@@ -102,5 +108,9 @@ def test_path_ids_are_documented_as_the_routes_accept_them(client):
         pattern = parameter["schema"].get("pattern")
         if name == "filename":  # the reference page's assets: exactly the files it loads
             assert parameter["schema"]["enum"]
+        elif name == "hold_id":  # a slot hold's id as holds.new_hold_id makes it
+            from shop.domain.appointments.holds import new_hold_id
+
+            assert re.fullmatch(pattern, new_hold_id()) and not re.fullmatch(pattern, "2147483647")
         elif not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
             assert pattern and re.fullmatch(pattern, "2147483647") and not re.fullmatch(pattern, "abc")

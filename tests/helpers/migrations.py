@@ -2,6 +2,7 @@
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import uuid
@@ -59,8 +60,16 @@ def contents(db) -> dict:
     for table, content in ROWS["tables"].items():
         columns = ", ".join(f'"{c}"' for c in content["columns"])
         rows = db.execute_sql(f'SELECT {columns} FROM "{table_name(db, table)}"').fetchall()
+        if isinstance(db, PostgresqlDatabase):
+            rows = [map(as_stored, row) for row in rows]
         result[table] = sorted((tuple(row) for row in rows), key=repr)
     return result
+
+
+def as_stored(value):
+    """A float as the release's PostgreSQL REAL column held it (4 bytes): migration 0003 widens
+    those columns to double precision, which keeps each number exactly but prints more digits."""
+    return struct.unpack("f", struct.pack("f", value))[0] if isinstance(value, float) else value
 
 
 def old_sqlite_file(path: Path) -> Path:

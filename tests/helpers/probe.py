@@ -12,8 +12,8 @@ from flask import g
 from flask.views import MethodView
 
 from schemas.common import Int32, Schema
+from schemas.customers import CustomerSchema
 from shop.db import write_transaction
-from shop.domain.records.customers import customer_dto
 from shop.models import Customer
 from shop.platform.smorest import Blueprint
 
@@ -45,7 +45,7 @@ class ProbeViews(MethodView):
                 raise RuntimeError("probe crash with secret sk_live_should_not_leak")
             if body.get("fail") == "conflict":
                 raise ApiError(409, "conflict", "probe conflict")
-        return customer_dto(customer)
+        return CustomerSchema().dump(customer)
 
     @blp.response(200)
     @blp.scope("customers.read")

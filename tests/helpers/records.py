@@ -4,6 +4,7 @@ import json
 
 from peewee import SQL
 
+from shop.db import on_postgres
 from shop.models import ALL_MODELS, Event
 
 ACME = dict(
@@ -42,8 +43,10 @@ def activity(runner, kind: str, data: dict, tenant: str = "acme"):
 
 
 def events() -> list[tuple[str, dict]]:
-    """Every emitted event as (type, data), oldest first."""
-    return [(e.type, e.data) for e in Event.select().order_by(SQL("rowid"))]
+    """Every emitted event as (type, data), oldest first (in insertion order: the table is only
+    appended to between two emptyings, so PostgreSQL's physical row order is that order too)."""
+    insertion_order = SQL("ctid") if on_postgres() else SQL("rowid")
+    return [(e.type, e.data) for e in Event.select().order_by(insertion_order)]
 
 
 def snapshot() -> dict:

@@ -3,10 +3,13 @@
 import os
 import threading
 
+import pytest
+
 from shop.db import SAFETY_NET_PAGES, db, write_transaction
 from tests.helpers.processes import wait_until
 
 
+@pytest.mark.sqlite_only
 def test_a_background_thread_checkpoints_what_writers_commit(app):
     assert any(thread.name == "wal-checkpointer" for thread in threading.enumerate())
     assert db.execute_sql("PRAGMA wal_autocheckpoint").fetchone()[0] == SAFETY_NET_PAGES

@@ -246,8 +246,18 @@ def test_a_0ff0c57_postgres_database_is_upgraded_in_place_with_every_row():
         assert contents(db) == before
         assert versions(db) == [(i + 1, name) for i, name in enumerate(SCRIPTS)]
         assert schema_drift(db) == ""
+        assert bucket_column_types(db) == {"tokens": "double precision", "updated_at": "double precision"}
         assert migrations.migrate(db, ALL_MODELS)["applied"] == []
         assert migrations.status(db, ALL_MODELS).problem() is None
+
+
+def bucket_column_types(db) -> dict:
+    """The token bucket's column types (peewee's schema diff does not compare REAL with DOUBLE)."""
+    rows = db.execute_sql(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = 'rate_bucket' AND column_name IN ('tokens', 'updated_at')"
+    )
+    return dict(rows.fetchall())
 
 
 def test_a_new_postgres_database_is_created_at_the_current_version():

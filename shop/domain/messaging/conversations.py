@@ -2,6 +2,7 @@
 
 from peewee import fn
 
+from schemas.messages import MessageSchema
 from shop import clock
 from shop.domain.events.outbox import emit
 from shop.models import Conversation, Customer, Message
@@ -10,6 +11,8 @@ from shop.platform.pagination import paginate
 
 CONVERSATION_ORDER = [(Conversation.updated_at, True), (Conversation.id, True)]
 MESSAGE_ORDER = [(Message.created_at, True), (Message.id, True)]
+# the REST message is also the message.* event data
+MESSAGE = MessageSchema()
 
 
 def _with_unread(query):
@@ -20,49 +23,12 @@ def _with_unread(query):
     return query.select(Conversation, unread.alias("unread_count"))
 
 
-def conversation_dto(conversation: Conversation) -> dict:
-    """A conversation as the API returns it."""
-    return {
-        "object": "conversation",
-        "id": conversation.id,
-        "customer_id": conversation.customer_id,
-        "customer_email": conversation.customer_email,
-        "customer_name": conversation.customer_name,
-        "last_inbound_at": clock.isoformat(conversation.last_inbound_at),
-        "last_outbound_at": clock.isoformat(conversation.last_outbound_at),
-        "unread_count": getattr(conversation, "unread_count", None) or 0,
-        "assigned_user_id": conversation.assigned_user_id,
-        "created_at": clock.isoformat(conversation.created_at),
-        "updated_at": clock.isoformat(conversation.updated_at),
-    }
-
-
-def message_dto(message: Message) -> dict:
-    """A message as the API (and message.* events) return it."""
-    return {
-        "object": "message",
-        "id": message.id,
-        "conversation_id": message.conversation_id,
-        "channel": message.channel,
-        "direction": message.direction,
-        "body": message.body,
-        "subject": message.subject,
-        "sender": message.sender,
-        "sent_from_ticket_id": message.sent_from_ticket_id,
-        "external_uuid": message.external_uuid,
-        "in_reply_to": message.in_reply_to,
-        "media_urls": message.media_urls,
-        "attachments": message.attachments,
-        "created_at": clock.isoformat(message.created_at),
-    }
-
-
 def list_conversations(tenant_id: str, customer_id: int | None, limit: int, cursor: str | None) -> dict:
     """Conversations, most recently updated first, optionally of one customer."""
     query = _with_unread(Conversation.for_tenant(tenant_id))
     if customer_id is not None:
         query = query.where(Conversation.customer == customer_id)
-    return paginate(query, CONVERSATION_ORDER, limit, cursor).envelope(conversation_dto)
+    return paginate(query, CONVERSATION_ORDER, limit, cursor).envelope()
 
 
 def get_conversation(tenant_id: str, conversation_id: int) -> Conversation:
@@ -77,7 +43,7 @@ def list_messages(tenant_id: str, conversation_id: int, limit: int, cursor: str 
     """A conversation's messages, newest first."""
     conversation = get_conversation(tenant_id, conversation_id)
     query = Message.for_tenant(tenant_id).where(Message.conversation == conversation.id)
-    return paginate(query, MESSAGE_ORDER, limit, cursor).envelope(message_dto)
+    return paginate(query, MESSAGE_ORDER, limit, cursor).envelope()
 
 
 def get_message(tenant_id: str, message_id: int) -> Message:
@@ -132,6 +98,6 @@ def receive_message(tenant_id: str, data: dict) -> dict:
         attachments=data.get("attachments"), read=False, created_at=now)
     conversation.last_inbound_at = conversation.updated_at = now
     conversation.save()
-    dto = message_dto(message)
-    emit(tenant_id, "message.received", {**dto, "source_kind": "observed"})
-    return dto
+    data = MESSAGE.dump(message)
+    emit(tenant_id, "message.received", {**data, "source_kind": "observed"})
+    return data

@@ -5,10 +5,10 @@ import time
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_sql, write_transaction
+from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.events.outbox import emit
 from shop.domain.messaging import providers
-from shop.domain.messaging.conversations import message_dto
+from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 
 log = logging.getLogger("shop.messages")
@@ -32,12 +32,23 @@ BATCH_SECONDS = 30
 DUE = ("((delivery_status = 'queued' AND next_attempt_at <= :now) "
        "OR (delivery_status = 'sending' AND claimed_until < :now))")
 IS_DUE_SQL = named_sql(f"SELECT id FROM message WHERE id = :id AND direction = 'outbound' AND {DUE}")
-CLAIM_SQL = named_sql(  # one statement: what it finds due is what it takes
-    "UPDATE message SET delivery_status = 'sending', claimed_until = :until WHERE id IN ("
-    f"{IS_DUE_SQL} UNION ALL SELECT id FROM (SELECT id FROM message WHERE delivery_status = 'queued' "
-    "AND next_attempt_at <= :now AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others)) "
-    f"RETURNING {Message.columns()}"
-)
+
+
+_OTHERS_DUE = ("SELECT id FROM message WHERE delivery_status = 'queued' AND next_attempt_at <= :now "
+               "AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others")
+_TAKE = "UPDATE message SET delivery_status = 'sending', claimed_until = :until"
+# one statement: what it finds due is what it takes; the outer condition re-checks each row as it
+# is written, so a row another claim took meanwhile is left alone. On PostgreSQL the candidates are
+# locked once, up front (FOR UPDATE SKIP LOCKED, materialized so the limit holds): a row another
+# claim holds is passed over, so two claims never wait on each other or deadlock
+CLAIM_SQL = {
+    "sqlite": named_sql(f"{_TAKE} WHERE id IN ({IS_DUE_SQL} UNION ALL SELECT id FROM ({_OTHERS_DUE}) AS due) "
+                        f"AND {DUE} RETURNING {Message.columns()}"),
+    "postgres": named_sql(f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED), "
+                          f"due AS MATERIALIZED ({_OTHERS_DUE} FOR UPDATE SKIP LOCKED) "
+                          f"{_TAKE} WHERE id IN (SELECT id FROM own UNION ALL SELECT id FROM due) "
+                          f"AND {DUE} RETURNING {Message.columns()}"),
+}
 SENT_SQL = named_sql(
     "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
     "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
@@ -55,7 +66,7 @@ def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
     now = clock.now()
     if not run_sql(IS_DUE_SQL, {"id": message_id, "now": now}):
         return []
-    rows = write_sql(CLAIM_SQL, {"id": message_id, "now": now, "others": BATCH - 1,
+    rows = write_sql(CLAIM_SQL[backend()], {"id": message_id, "now": now, "others": BATCH - 1,
                                  "until": now + timedelta(seconds=seconds)})
     return sorted((Message.from_row(row) for row in rows),
                   key=lambda m: (m.id != message_id, m.next_attempt_at, m.id))
@@ -106,7 +117,7 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
             message.external_uuid = accepted.external_uuid
             run_sql(SENT_SQL, {"id": message.id, "external": accepted.external_uuid,
                                "header": accepted.message_id_header})
-            emit(message.tenant_id, "message.sent", message_dto(message))
+            emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
 
 
 def _release(messages: list[Message]) -> list[tuple[int, float]]:

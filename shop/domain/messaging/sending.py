@@ -5,7 +5,7 @@ import re
 from datetime import timedelta
 
 from shop import clock, queue
-from shop.db import named_sql, run_sql, write_transaction
+from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
 from shop.domain.records.tickets import ticket_number
 from shop.models import Customer, Message, Tenant, Ticket
@@ -116,7 +116,9 @@ def _screen(tenant_id: str, channel: str, address: str, customer: Customer | Non
 
 
 def _check_send_rate(tenant: Tenant) -> None:
-    """429 when the tenant has sent its per-minute allowance in the last 60 seconds."""
+    """429 when the tenant has sent its per-minute allowance in the last 60 seconds (inside the
+    send's write transaction: SQLite's one writer, or on PostgreSQL a lock on the tenant's sends)."""
+    serialize("send-rate", tenant.id)
     allowance = tenant.send_rate_per_minute or DEFAULT_SEND_RATE_PER_MINUTE
     now = clock.now()
     since = now - timedelta(seconds=60)

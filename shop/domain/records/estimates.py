@@ -1,37 +1,17 @@
 """Estimates of a ticket: sent to the customer, then approved or declined (lean events)."""
 
-from schemas.activity import EstimateApproved, EstimateDeclined, EstimateSent
+from schemas.records import EstimateSchema
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, unprocessable
+from shop.domain.activity import not_found, unprocessable
 from shop.domain.events.outbox import emit
-from shop.domain.records.changes import str_id
+from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Estimate
 from shop.platform.errors import ApiError
 
 DECIDABLE = ("draft", "sent")
-
-
-def estimate_dto(estimate: Estimate) -> dict:
-    """The estimate as estimate.sent carries it; the decision's evidence is never part of it."""
-    return {
-        "object": "estimate",
-        "id": str(estimate.id),
-        "number": estimate.number,
-        "ticket_id": str(estimate.ticket_id),
-        "customer_id": str_id(estimate.customer_id),
-        "status": estimate.status,
-        "currency": estimate.currency,
-        "total": estimate.total,
-        "sent_at": clock.isoformat(estimate.sent_at),
-        "approved_at": clock.isoformat(estimate.approved_at),
-        "approved_by": estimate.approved_by,
-        "declined_at": clock.isoformat(estimate.declined_at),
-        "declined_by": estimate.declined_by,
-        "decline_reason": estimate.decline_reason,
-        "created_at": clock.isoformat(estimate.created_at),
-        "updated_at": clock.isoformat(estimate.updated_at),
-    }
+# estimate.sent carries the estimate as this schema dumps it
+ESTIMATE = EstimateSchema()
 
 
 def approval_payload(estimate: Estimate) -> dict:
@@ -70,9 +50,8 @@ def _draft(tenant_id: str, fields: dict) -> Estimate:
     return estimate
 
 
-def send_estimate(tenant_id: str, data: dict) -> dict:
+def send_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an estimate is sent (an existing one by id, or a new one for ticket_id)."""
-    fields = parse_data(EstimateSent, data)
     if "id" not in fields:
         estimate = _draft(tenant_id, fields)
     else:
@@ -85,9 +64,7 @@ def send_estimate(tenant_id: str, data: dict) -> dict:
     estimate.status, estimate.sent_at = "sent", clock.now()
     estimate.updated_at = estimate.sent_at
     estimate.save()
-    dto = estimate_dto(estimate)
-    emit(tenant_id, "estimate.sent", observed(dto))
-    return dto
+    return emit_record(tenant_id, "estimate.sent", ESTIMATE, estimate)
 
 
 def decided_estimate(tenant_id: str, fields: dict) -> Estimate:
@@ -117,23 +94,21 @@ def _decide(tenant_id: str, fields: dict, status: str) -> Estimate:
     return estimate
 
 
-def approve_estimate(tenant_id: str, data: dict) -> dict:
+def approve_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: the customer (portal) or staff approves an estimate."""
-    fields = parse_data(EstimateApproved, data)
     estimate = _decide(tenant_id, fields, "approved")
     estimate.approved_at, estimate.approved_by = estimate.updated_at, fields["approved_by"]
     estimate.save()
     emit(tenant_id, "estimate.approved", approval_payload(estimate))
-    return estimate_dto(estimate)
+    return ESTIMATE.dump(estimate)
 
 
-def decline_estimate(tenant_id: str, data: dict) -> dict:
+def decline_estimate(tenant_id: str, fields: dict) -> dict:
     """In-app activity: the customer (portal) or staff declines an estimate, with an optional reason."""
-    fields = parse_data(EstimateDeclined, data)
     estimate = _decide(tenant_id, fields, "declined")
     estimate.declined_at, estimate.declined_by = estimate.updated_at, fields["declined_by"]
     estimate.decline_reason = fields["decline_reason"]
     estimate.save()
     emit(tenant_id, "estimate.declined", decline_payload(estimate))
-    return estimate_dto(estimate)
+    return ESTIMATE.dump(estimate)
 

@@ -29,29 +29,28 @@ def _ref(path: str, tenant_id: str, item: dict, key: str, model, extra=None):
     return found
 
 
-def load_invoice(path: str, tenant_id: str, item: dict, summary: dict) -> None:
-    """An invoice of a customer and/or ticket (the ticket's customer by default)."""
+def _load_numbered(path: str, tenant_id: str, item: dict, model, prefix: str) -> None:
+    """An invoice or estimate of a customer and/or ticket (the ticket's customer by default), numbered
+    `<prefix>-<id>` when the fixture gives no number."""
     ticket = _ref(path, tenant_id, item, "ticket_id", Ticket)
     _ref(path, tenant_id, item, "customer_id", Customer)
     if ticket is not None:
         item.setdefault("customer_id", ticket.customer_id)
     _times(item)
-    invoice = fixtures.insert(path, Invoice.create, tenant=tenant_id, **item)
-    if invoice.number is None:
-        invoice.number = f"INV-{invoice.id}"
-        invoice.save()
+    record = fixtures.insert(path, model.create, tenant=tenant_id, **item)
+    if record.number is None:
+        record.number = f"{prefix}-{record.id}"
+        record.save()
+
+
+def load_invoice(path: str, tenant_id: str, item: dict, summary: dict) -> None:
+    """An invoice of a customer and/or ticket."""
+    _load_numbered(path, tenant_id, item, Invoice, "INV")
 
 
 def load_estimate(path: str, tenant_id: str, item: dict, summary: dict) -> None:
-    """An estimate of a ticket (the ticket's customer by default)."""
-    ticket = _ref(path, tenant_id, item, "ticket_id", Ticket)
-    _ref(path, tenant_id, item, "customer_id", Customer)
-    item.setdefault("customer_id", ticket.customer_id)
-    _times(item)
-    estimate = fixtures.insert(path, Estimate.create, tenant=tenant_id, **item)
-    if estimate.number is None:
-        estimate.number = f"EST-{estimate.id}"
-        estimate.save()
+    """An estimate of a ticket (the fixture format requires its ticket_id)."""
+    _load_numbered(path, tenant_id, item, Estimate, "EST")
 
 
 def load_payment(path: str, tenant_id: str, item: dict, summary: dict) -> None:

@@ -2,21 +2,15 @@
 
 from peewee import fn
 
-from schemas.activity import (
-    InvoiceCreated,
-    InvoicePaid,
-    InvoiceRefunded,
-    InvoiceSent,
-    InvoiceVoided,
-    PaymentRecorded,
-    PaymentRefunded,
-)
+from schemas.records import InvoiceSchema, PaymentSchema, RefundSchema
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id, unprocessable
-from shop.domain.events.outbox import emit
-from shop.domain.records.changes import str_id
+from shop.domain.activity import not_found, refuse_taken_id, unprocessable
+from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
+
+# the data of invoice.*, payment.recorded and payment.refunded
+INVOICE, PAYMENT, REFUND = InvoiceSchema(), PaymentSchema(), RefundSchema()
 
 
 def amount_paid(invoice_id: int) -> int:
@@ -32,61 +26,24 @@ def amount_refunded(payment_ids) -> int:
 
 
 
-def invoice_dto(invoice: Invoice) -> dict:
-    """The invoice as invoice.* events carry it; amounts in the currency's minor unit."""
-    paid = amount_paid(invoice.id)
-    return {
-        "object": "invoice",
-        "id": str(invoice.id),
-        "number": invoice.number,
-        "customer_id": str_id(invoice.customer_id),
-        "ticket_id": str_id(invoice.ticket_id),
-        "status": invoice.status,
-        "currency": invoice.currency,
-        "total": invoice.total,
-        "amount_paid": paid,
-        "amount_refunded": amount_refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id)),
-        "amount_due": max(invoice.total - paid, 0),
-        "sent_at": clock.isoformat(invoice.sent_at),
-        "paid_at": clock.isoformat(invoice.paid_at),
-        "voided_at": clock.isoformat(invoice.voided_at),
-        "void_reason": invoice.void_reason,
-        "created_at": clock.isoformat(invoice.created_at),
-        "updated_at": clock.isoformat(invoice.updated_at),
-    }
+def with_amounts(invoice: Invoice) -> Invoice:
+    """The invoice with the sums its data carries: amount_paid, amount_refunded and amount_due."""
+    invoice.amount_paid = amount_paid(invoice.id)
+    invoice.amount_refunded = amount_refunded(Payment.select(Payment.id).where(Payment.invoice == invoice.id))
+    invoice.amount_due = max(invoice.total - invoice.amount_paid, 0)
+    return invoice
 
 
-def payment_dto(payment: Payment) -> dict:
-    """The payment as payment.recorded carries it (no card data is ever stored)."""
-    refunded = amount_refunded([payment.id])
-    status = "refunded" if refunded >= payment.amount else "partially_refunded" if refunded else "succeeded"
-    return {
-        "object": "payment",
-        "id": str(payment.id),
-        "invoice_id": str(payment.invoice_id),
-        "customer_id": str_id(payment.invoice.customer_id),
-        "amount": payment.amount,
-        "amount_refunded": refunded,
-        "currency": payment.invoice.currency,
-        "method": payment.method,
-        "status": status,
-        "created_at": clock.isoformat(payment.created_at),
-    }
+def with_refunds(payment: Payment) -> Payment:
+    """The payment with what its data adds: amount_refunded and the status that follows from it."""
+    refunded = payment.amount_refunded = amount_refunded([payment.id])
+    payment.status = ("refunded" if refunded >= payment.amount else "partially_refunded" if refunded
+                      else "succeeded")
+    return payment
 
 
-def refund_dto(refund: Refund) -> dict:
-    """The refund as payment.refunded carries it (data.object `refund`)."""
-    return {
-        "object": "refund",
-        "id": str(refund.id),
-        "payment_id": str(refund.payment_id),
-        "invoice_id": str(refund.payment.invoice_id),
-        "amount": refund.amount,
-        "currency": refund.payment.invoice.currency,
-        "reason": refund.reason,
-        "status": "succeeded",
-        "created_at": clock.isoformat(refund.created_at),
-    }
+def _emit_invoice(tenant_id: str, type_: str, invoice: Invoice) -> dict:
+    return emit_record(tenant_id, type_, INVOICE, with_amounts(invoice))
 
 
 def get_invoice_or_404(tenant_id: str, invoice_id: int, param: str = "id") -> Invoice:
@@ -108,15 +65,8 @@ def _touch(record, **fields) -> None:
     record.save()
 
 
-def _emit_invoice(tenant_id: str, type_: str, invoice: Invoice) -> dict:
-    dto = invoice_dto(invoice)
-    emit(tenant_id, type_, observed(dto))
-    return dto
-
-
-def create_invoice(tenant_id: str, data: dict) -> dict:
+def create_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a draft invoice is created, for a ticket (its customer by default) or a customer."""
-    fields = parse_data(InvoiceCreated, data)
     refuse_taken_id(Invoice, fields, "invoice")
     if fields.get("ticket_id") is not None:
         ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
@@ -131,18 +81,17 @@ def create_invoice(tenant_id: str, data: dict) -> dict:
     return _emit_invoice(tenant_id, "invoice.created", invoice)
 
 
-def send_invoice(tenant_id: str, data: dict) -> dict:
+def send_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an invoice is sent (or sent again) to the customer."""
-    invoice = get_invoice_or_404(tenant_id, parse_data(InvoiceSent, data)["id"])
+    invoice = get_invoice_or_404(tenant_id, fields["id"])
     if invoice.status in ("paid", "void"):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status}; only a draft or sent one is sent.")
     _touch(invoice, status="sent", sent_at=clock.now())
     return _emit_invoice(tenant_id, "invoice.sent", invoice)
 
 
-def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
+def mark_invoice_paid(tenant_id: str, fields: dict) -> dict:
     """In-app activity: "mark as paid" records a payment of the amount due, then the invoice is paid."""
-    fields = parse_data(InvoicePaid, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     _check_payable(invoice)
     due = invoice.total - amount_paid(invoice.id)
@@ -150,7 +99,7 @@ def mark_invoice_paid(tenant_id: str, data: dict) -> dict:
         _new_payment(tenant_id, invoice, {"amount": due, "method": fields["method"]})
     else:
         _settle(tenant_id, invoice)
-    return invoice_dto(invoice)
+    return INVOICE.dump(with_amounts(invoice))
 
 
 def _check_payable(invoice: Invoice) -> None:
@@ -172,23 +121,21 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
                             param="amount")
     refuse_taken_id(Payment, fields, "payment")
     payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
-    emit(tenant_id, "payment.recorded", observed(payment_dto(payment)))
+    emit_record(tenant_id, "payment.recorded", PAYMENT, with_refunds(payment))
     if fields["amount"] == due:
         _settle(tenant_id, invoice)
     return payment
 
 
-def record_payment(tenant_id: str, data: dict) -> dict:
+def record_payment(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a payment is taken against an invoice (at most what is due)."""
-    fields = parse_data(PaymentRecorded, data)
     invoice = get_invoice_or_404(tenant_id, fields.pop("invoice_id"), "invoice_id")
     _check_payable(invoice)
-    return payment_dto(_new_payment(tenant_id, invoice, fields))
+    return PAYMENT.dump(with_refunds(_new_payment(tenant_id, invoice, fields)))
 
 
-def void_invoice(tenant_id: str, data: dict) -> dict:
+def void_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an unpaid invoice is voided (one with payments must be refunded instead)."""
-    fields = parse_data(InvoiceVoided, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     if invoice.status in ("paid", "void") or amount_paid(invoice.id):
         raise unprocessable(f"Invoice {invoice.id} is {invoice.status} or has payments; it cannot be voided.")
@@ -206,13 +153,12 @@ def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | Non
     refuse_taken_id(Refund, fields, "refund")
     refund = Refund.create(tenant=tenant_id, payment=payment, amount=amount, reason=reason,
                            created_at=clock.now(), **fields)
-    emit(tenant_id, "payment.refunded", observed(refund_dto(refund)))
+    emit_record(tenant_id, "payment.refunded", REFUND, refund)
     return refund
 
 
-def refund_payment(tenant_id: str, data: dict) -> dict:
+def refund_payment(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a payment is refunded, fully (no amount) or partly; its invoice is refunded too."""
-    fields = parse_data(PaymentRefunded, data)
     payment = Payment.for_tenant(tenant_id).where(Payment.id == fields["payment_id"]).first()
     if payment is None:
         raise not_found("payment", fields["payment_id"], "payment_id")
@@ -224,12 +170,11 @@ def refund_payment(tenant_id: str, data: dict) -> dict:
     refund = _new_refund(tenant_id, payment, amount, fields.get("reason"), fields.get("id"))
     _touch(invoice)
     _emit_invoice(tenant_id, "invoice.refunded", invoice)
-    return refund_dto(refund)
+    return REFUND.dump(refund)
 
 
-def refund_invoice(tenant_id: str, data: dict) -> dict:
+def refund_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an invoice is refunded, fully or partly, from its newest payments first."""
-    fields = parse_data(InvoiceRefunded, data)
     invoice = get_invoice_or_404(tenant_id, fields["id"])
     payments = list(Payment.for_tenant(tenant_id).where(Payment.invoice == invoice.id)
                     .order_by(Payment.created_at.desc(), Payment.id.desc()))

@@ -1,12 +1,15 @@
 """Tickets as the public surface sees them: hidden or soft-deleted tickets do not exist there."""
 
-from schemas.activity import TicketCreated, TicketStatusChanged, TicketUpdated
+from schemas.records import TicketSchema
 from shop import clock
-from shop.domain.activity import not_found, observed, parse_data, refuse_taken_id
+from shop.domain.activity import not_found
 from shop.domain.events.outbox import emit
-from shop.domain.records.changes import apply_changes, str_id
+from shop.domain.records.changes import create_record, save_changes
 from shop.models import Customer, Ticket
 from shop.platform.errors import ApiError
+
+# ticket.created and ticket.updated carry the ticket as this schema dumps it
+TICKET = TicketSchema()
 
 
 def visible_tickets(tenant_id: str):
@@ -58,19 +61,6 @@ def delete_ticket(tenant_id: str, data: dict) -> dict:
     return set_ticket_flag(tenant_id, data, "deleted")
 
 
-def ticket_dto(ticket: Ticket) -> dict:
-    """The ticket as ticket.created and ticket.updated carry it."""
-    return {
-        "object": "ticket",
-        "id": str(ticket.id),
-        "customer_id": str_id(ticket.customer_id),
-        "subject": ticket.subject,
-        "status": ticket.status,
-        "created_at": clock.isoformat(ticket.created_at),
-        "updated_at": clock.isoformat(ticket.updated_at),
-    }
-
-
 def activity_ticket(tenant_id: str, ticket_id: int, param: str = "id") -> Ticket:
     """A visible ticket of the tenant, or 404: hidden and deleted tickets are off the public surface."""
     ticket = get_visible_ticket(tenant_id, ticket_id)
@@ -88,32 +78,25 @@ def _check_customer(tenant_id: str, customer_id) -> None:
 
 def new_ticket(tenant_id: str, fields: dict) -> Ticket:
     """Create a ticket (the id given is kept) and emit ticket.created."""
-    refuse_taken_id(Ticket, fields, "ticket")
-    _check_customer(tenant_id, fields.get("customer_id"))
-    ticket = Ticket.create(tenant=tenant_id, created_at=clock.now(), **fields)
-    emit(tenant_id, "ticket.created", observed(ticket_dto(ticket)))
-    return ticket
+    return create_record(tenant_id, Ticket, fields, "ticket", TICKET,
+                         check=lambda: _check_customer(tenant_id, fields.get("customer_id")))
 
 
-def create_ticket(tenant_id: str, data: dict) -> dict:
+def create_ticket(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a repair ticket is opened."""
-    return ticket_dto(new_ticket(tenant_id, parse_data(TicketCreated, data)))
+    return TICKET.dump(new_ticket(tenant_id, fields))
 
 
-def update_ticket(tenant_id: str, data: dict) -> dict:
+def update_ticket(tenant_id: str, fields: dict) -> dict:
     """In-app activity: ticket fields other than status edited; ticket.updated only on a real change."""
-    fields = parse_data(TicketUpdated, data)
     ticket = activity_ticket(tenant_id, fields.pop("id"))
     if "customer_id" in fields:
         _check_customer(tenant_id, fields["customer_id"])
-    if apply_changes(ticket, fields):
-        emit(tenant_id, "ticket.updated", observed(ticket_dto(ticket)))
-    return ticket_dto(ticket)
+    return save_changes(tenant_id, "ticket.updated", TICKET, ticket, fields)
 
 
-def change_ticket_status(tenant_id: str, data: dict) -> dict:
+def change_ticket_status(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a status change; ticket.status_changed (lean) fires only for a real transition."""
-    fields = parse_data(TicketStatusChanged, data)
     ticket = activity_ticket(tenant_id, fields["id"])
     previous = ticket.status
     if fields["status"] != previous:
@@ -130,4 +113,4 @@ def change_ticket_status(tenant_id: str, data: dict) -> dict:
             "change_source": fields["change_source"],
             "source_kind": "observed",
         })
-    return ticket_dto(ticket)
+    return TICKET.dump(ticket)

@@ -1,16 +1,19 @@
 """The deliveries of a subscription as the API shows them: list, one, its attempts, summary, redeliver."""
 
+import re
+
 from peewee import fn
 
 from shop import clock
 from shop.db import write_transaction
 from shop.domain.events import outbox
-from shop.domain.webhooks.subscriptions import delivery_dto, get_subscription_or_404
-from shop.models import WebhookDelivery, WebhookDeliveryAttempt
+from shop.domain.webhooks.subscriptions import get_subscription_or_404
+from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
 from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
 
+DELIVERY_ID = re.compile(r"whd_[A-Za-z0-9_-]{8,34}")  # the form the OpenAPI document gives
 ORDER = [(WebhookDelivery.created_at, True), (WebhookDelivery.id, True)]
 ATTEMPT_ORDER = [(WebhookDeliveryAttempt.started_at, False), (WebhookDeliveryAttempt.id, False)]
 
@@ -19,31 +22,35 @@ def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: st
     """A subscription's deliveries, newest first."""
     sub = get_subscription_or_404(tenant_id, subscription_id)
     query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
-    return paginate(query, ORDER, limit, cursor).envelope(delivery_dto)
+    return paginate(query, ORDER, limit, cursor).envelope()
 
 
-def get_delivery_or_404(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
-    """A delivery of this tenant's live subscription, else 404 (another's looks like a missing one)."""
-    sub = get_subscription_or_404(tenant_id, subscription_id)
-    delivery = (WebhookDelivery.for_tenant(tenant_id)
-                .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
-                .first())
+def subscription_and_delivery(tenant_id: str, subscription_id: str, delivery_id: str,
+                              lock: bool = False) -> tuple[WebhookSubscription, WebhookDelivery]:
+    """A delivery of this tenant's live subscription with it, else 404 (another's looks missing);
+    `lock` locks the subscription for the caller's write transaction."""
+    sub = get_subscription_or_404(tenant_id, subscription_id, lock=lock)
+    delivery = None
+    if DELIVERY_ID.fullmatch(delivery_id):  # anything else (a NUL, another kind of id) is no delivery
+        delivery = (WebhookDelivery.for_tenant(tenant_id)
+                    .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
+                    .first())
     if delivery is None:
         raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
-    return delivery
+    return sub, delivery
 
 
-def get_delivery(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
+def get_delivery(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
     """One delivery of a subscription."""
-    return delivery_dto(get_delivery_or_404(tenant_id, subscription_id, delivery_id))
+    return subscription_and_delivery(tenant_id, subscription_id, delivery_id)[1]
 
 
 def list_attempts(tenant_id: str, subscription_id: str, delivery_id: str, limit: int, cursor: str | None):
     """A delivery's attempt log, oldest first (records; the schema dumps them)."""
-    delivery = get_delivery_or_404(tenant_id, subscription_id, delivery_id)
+    delivery = get_delivery(tenant_id, subscription_id, delivery_id)
     query = (WebhookDeliveryAttempt.for_tenant(tenant_id)
              .where(WebhookDeliveryAttempt.delivery == delivery.id))
-    return paginate(query, ATTEMPT_ORDER, limit, cursor).envelope(lambda attempt: attempt)
+    return paginate(query, ATTEMPT_ORDER, limit, cursor).envelope()
 
 
 def summary(tenant_id: str, subscription_id: str) -> dict:
@@ -71,11 +78,10 @@ def _latest(stamps: list) -> str | None:
     return clock.isoformat(max(WebhookDelivery.delivered_at.python_value(stamp) for stamp in stamps))
 
 
-def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
+def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> WebhookDelivery:
     """Queue a finished delivery again: same payload and event id, attempt counter reset."""
     with write_transaction():
-        delivery = get_delivery_or_404(tenant_id, subscription_id, delivery_id)
-        sub = delivery.subscription
+        sub, delivery = subscription_and_delivery(tenant_id, subscription_id, delivery_id, lock=True)
         if delivery.status in IN_FLIGHT:
             raise ApiError(422, "delivery_in_flight", "This delivery is still pending or retrying.")
         if not sub.enabled:
@@ -85,4 +91,4 @@ def redeliver(tenant_id: str, subscription_id: str, delivery_id: str) -> dict:
         delivery.claimed_until, delivery.updated_at, delivery.run_trigger = None, now, "redeliver"
         delivery.save()
         outbox.enqueue([delivery.id])
-    return delivery_dto(delivery)
+    return delivery

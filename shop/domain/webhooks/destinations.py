@@ -10,11 +10,12 @@ import re
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+from shop.models.webhooks import MAX_URL_LENGTH
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # the last_error text of a delivery whose destination resolved to a blocked address (spec wording)
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
-MAX_URL_LENGTH = 2048
 # what a refused private or loopback URL tells its user: the one setting that allows it on purpose
 TRUSTED_NETWORKS_HINT = ("an operator can allow a network they trust by listing its CIDR in "
                          "SHOP_WEBHOOK_TRUSTED_NETWORKS (for example 127.0.0.0/8 for local tests)")

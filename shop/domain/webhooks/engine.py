@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from shop import clock
-from shop.db import named_sql, run_sql, write_transaction
+from shop.db import locked, named_sql, run_sql, write_transaction
 from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
@@ -294,7 +294,11 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
     failing_since = deliveries.where(
         WebhookDelivery.status.in_(("dead", "failed")) & (WebhookDelivery.created_at <= window_start)
     ).exists()
-    if not failing_since or not sub.enabled:
+    # re-read under a row lock: the owner may have re-enabled it, or another worker disabled it
+    current = locked(
+        WebhookSubscription.select(WebhookSubscription.enabled).where(WebhookSubscription.id == sub.id)
+    ).first()
+    if not failing_since or current is None or not current.enabled:
         return False
     if disable(sub, AUTO_DISABLE_NOTICE, "auto_disabled"):
         log.warning("webhook subscription %s disabled after 7 days of failed deliveries", sub.id)

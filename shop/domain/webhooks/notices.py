@@ -1,17 +1,10 @@
 """Operator notices in the tenant's inbox: a subscription disabled, the first dead delivery of a day."""
 
 from shop import clock
-from shop.db import db, named_sql
 from shop.models import Notification, WebhookDelivery, WebhookSubscription
 
 DISABLED_TYPE = "webhook_disabled"
 DEAD_TYPE = "webhook_delivery_dead"
-# claims the day's notice for a subscription: a row lock on PostgreSQL, the write lock on SQLite, so
-# two workers killing deliveries at once notify once
-CLAIM_DAY_SQL = named_sql(
-    "UPDATE webhook_subscription SET dead_notice_on = :today "
-    "WHERE id = :id AND (dead_notice_on IS NULL OR dead_notice_on < :today)"
-)
 
 
 def subscription_disabled(sub: WebhookSubscription, reason: str, notice: str, delivery_id=None) -> None:
@@ -31,9 +24,18 @@ def subscription_disabled(sub: WebhookSubscription, reason: str, notice: str, de
 
 def delivery_dead(delivery: WebhookDelivery, reason: str) -> bool:
     """The first dead delivery of a subscription each UTC day becomes a global inbox row."""
-    today = clock.now().date().isoformat()
-    cursor = db.execute_sql(CLAIM_DAY_SQL, {"id": delivery.subscription_id, "today": today})
-    if cursor.rowcount != 1:
+    today = clock.now().date()
+    # claims the day's notice: a row lock on PostgreSQL, the write lock on SQLite, so two workers
+    # killing deliveries at once notify once
+    claimed = (
+        WebhookSubscription.update(dead_notice_on=today)
+        .where(
+            (WebhookSubscription.id == delivery.subscription_id)
+            & (WebhookSubscription.dead_notice_on.is_null() | (WebhookSubscription.dead_notice_on < today))
+        )
+        .execute()
+    )
+    if claimed != 1:
         return False
     Notification.create(
         tenant=delivery.tenant_id,

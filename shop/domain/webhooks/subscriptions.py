@@ -9,17 +9,15 @@ from flask import current_app
 from peewee import CharField
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import locked, write_transaction
 from shop.domain.events import catalog, outbox
 from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
-from shop.models.webhooks import IN_FLIGHT
+from shop.models.webhooks import API_VERSIONS, IN_FLIGHT
 from shop.platform import secretbox
 from shop.platform.errors import ApiError
 from shop.platform.pagination import Page, decode_cursor, encode_cursor, paginate
 
-# version dates the service knows, oldest first; a subscription pins one (spec: Versioning)
-API_VERSIONS = ("2026-11-01",)
 VERSION_HEADER = "Service-Version"
 SECRET_GRACE = timedelta(hours=24)
 ORDER = [(WebhookSubscription.created_at, True), (WebhookSubscription.id, True)]
@@ -70,60 +68,27 @@ def check_event_scopes(key_scopes: list[str], events: list[str]) -> None:
                        param="events", details={"required_scope": missing[0], "required_scopes": missing})
 
 
-def subscription_dto(sub: WebhookSubscription) -> dict:
-    """A webhook_subscription as every response but create and rotate shows it (no secret)."""
-    return {
-        "object": "webhook_subscription",
-        "id": sub.id,
-        "url": sub.url,
-        "description": sub.description,
-        "enabled": sub.enabled,
-        "events": sub.events,
-        "api_version": sub.api_version,
-        "last_error": sub.last_error,
-        "disabled_at": clock.isoformat(sub.disabled_at),
-        "created_at": clock.isoformat(sub.created_at),
-        "updated_at": clock.isoformat(sub.updated_at),
-    }
-
-
-def delivery_dto(delivery: WebhookDelivery) -> dict:
-    """A webhook_delivery object."""
-    return {
-        "object": "webhook_delivery",
-        "id": delivery.id,
-        "subscription_id": delivery.subscription_id,
-        "event_id": delivery.event_id,
-        "event_type": delivery.event_type,
-        "status": delivery.status,
-        "attempts": delivery.attempts,
-        "last_status_code": delivery.last_status_code,
-        "last_error": delivery.last_error,
-        "response_ms": delivery.response_ms,
-        "next_attempt_at": clock.isoformat(delivery.next_attempt_at),
-        "last_attempt_at": clock.isoformat(delivery.last_attempt_at),
-        "delivered_at": clock.isoformat(delivery.delivered_at),
-        "created_at": clock.isoformat(delivery.created_at),
-        "updated_at": clock.isoformat(delivery.updated_at),
-    }
-
-
 def live_subscriptions(tenant_id: str):
     """The tenant's subscriptions that have not been deleted."""
     return WebhookSubscription.for_tenant(tenant_id).where(WebhookSubscription.deleted_at.is_null())
 
 
-def get_subscription_or_404(tenant_id: str, subscription_id: str) -> WebhookSubscription:
-    """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one)."""
+def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = False) -> WebhookSubscription:
+    """A live subscription of this tenant, else 404 (another tenant's looks exactly like a missing one).
+
+    `lock` (inside a write transaction): no other transaction changes it until this one ends.
+    """
     sub = None
     if subscription_id.startswith("whsub_") and len(subscription_id) <= 40:
-        sub = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id).first()
+        query = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id)
+        sub = (locked(query) if lock else query).first()
     if sub is None:
         raise ApiError(404, "not_found", f"No webhook subscription {subscription_id[:60]!r}.")
     return sub
 
 
-def create_subscription(tenant_id: str, key_scopes: list[str], body: dict, api_version: str) -> dict:
+def create_subscription(tenant_id: str, key_scopes: list[str], body: dict,
+                        api_version: str) -> WebhookSubscription:
     """A new subscription; the response is the only time its first signing secret is shown."""
     url = check_url(body["url"])
     check_event_scopes(key_scopes, body["events"])
@@ -134,30 +99,27 @@ def create_subscription(tenant_id: str, key_scopes: list[str], body: dict, api_v
             id=new_subscription_id(), tenant=tenant_id, url=url, events=body["events"],
             description=body.get("description"), enabled=body["enabled"], api_version=api_version,
             secret_encrypted=secretbox.encrypt(secret), secret_generation=1, created_at=now, updated_at=now)
-    return {**subscription_dto(sub), "signing_secret": secret}
+    sub.signing_secret = secret  # shown in this response only (WebhookWithSecretSchema)
+    return sub
 
 
 def list_subscriptions(tenant_id: str, limit: int, cursor: str | None) -> dict:
     """One page of the tenant's subscriptions, newest first."""
-    return paginate(live_subscriptions(tenant_id), ORDER, limit, cursor).envelope(subscription_dto)
+    return paginate(live_subscriptions(tenant_id), ORDER, limit, cursor).envelope()
 
 
-def get_subscription(tenant_id: str, subscription_id: str) -> dict:
-    """One subscription, without its secret."""
-    return subscription_dto(get_subscription_or_404(tenant_id, subscription_id))
-
-
-def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: str, changes: dict) -> dict:
+def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: str,
+                        changes: dict) -> WebhookSubscription:
     """Change the fields given; a new `events` passes the scope gate, disabling dead-letters."""
     if "url" in changes:
         changes["url"] = check_url(changes["url"])
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         if "events" in changes:
             check_event_scopes(key_scopes, changes["events"])
         changed = {name: value for name, value in changes.items() if getattr(sub, name) != value}
         if not changed:
-            return subscription_dto(sub)
+            return sub
         if changed.get("enabled") is False:
             dead_letter(sub)
         if changed.get("enabled") is True:
@@ -166,13 +128,13 @@ def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: 
             setattr(sub, name, value)
         sub.updated_at = clock.now()
         sub.save()
-    return subscription_dto(sub)
+    return sub
 
 
 def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
     """Delete a subscription: gone from the API, its secrets erased, its queued deliveries dead."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         dead_letter(sub)
         now = clock.now()
         (WebhookSubscription.update(deleted_at=now, updated_at=now, enabled=False, secret_encrypted=None,
@@ -189,10 +151,10 @@ def dead_letter(sub: WebhookSubscription) -> int:
             .execute())
 
 
-def rotate_secret(tenant_id: str, subscription_id: str) -> dict:
+def rotate_secret(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     """A new current secret; the previous one stays valid for 24 hours, and until then no new rotation."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         now = clock.now()
         if sub.previous_secret_expires_at is not None and sub.previous_secret_expires_at > now:
             expires = clock.isoformat(sub.previous_secret_expires_at)
@@ -206,9 +168,8 @@ def rotate_secret(tenant_id: str, subscription_id: str) -> dict:
         sub.secret_generation += 1
         sub.secret_rotated_at = sub.updated_at = now
         sub.save()
-    return {**subscription_dto(sub), "signing_secret": secret,
-            "previous_signing_secret_expires_at": clock.isoformat(sub.previous_secret_expires_at),
-            "signing_secret_generation": sub.secret_generation}
+    sub.signing_secret = secret  # shown in this response only (WebhookRotatedSchema)
+    return sub
 
 
 def signing_secrets(sub: WebhookSubscription, secret_key: str | None = None) -> list[str]:
@@ -227,10 +188,10 @@ def _decrypted(stored: str, secret_key: str | None) -> str:
     return secretbox.decrypt(stored, secret_key)
 
 
-def ping(tenant_id: str, subscription_id: str) -> dict:
+def ping(tenant_id: str, subscription_id: str) -> WebhookDelivery:
     """A webhook.ping event and a pending delivery of it to this subscription only."""
     with write_transaction():
-        sub = get_subscription_or_404(tenant_id, subscription_id)
+        sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         if not sub.enabled:
             raise ApiError(422, "subscription_disabled",
                            "This subscription is disabled; enable it before sending a ping.")
@@ -239,7 +200,7 @@ def ping(tenant_id: str, subscription_id: str) -> dict:
                              api_version="v1", data={"subscription_id": sub.id}, created=clock.now())
         delivery = outbox.queue_delivery(sub, event)
         outbox.enqueue([delivery.id])
-    return delivery_dto(delivery)
+    return delivery
 
 
 def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubscription:
@@ -271,4 +232,4 @@ def list_event_types(limit: int, cursor: str | None) -> dict:
     entries = catalog.CATALOG[start:start + limit]
     has_more = start + limit < len(catalog.CATALOG)
     next_cursor = encode_cursor([entries[-1][0]]) if has_more else None
-    return Page(list(entries), has_more, next_cursor).envelope(catalog.event_type_dto)
+    return Page(list(entries), has_more, next_cursor).envelope()

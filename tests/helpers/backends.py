@@ -1,0 +1,125 @@
+"""The suite's two passes: which backends run, a throwaway PostgreSQL database, and each pass's count."""
+
+import os
+import uuid
+from collections import Counter
+
+import pytest
+
+from shop.db import db, on_postgres
+
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+BACKENDS = ("sqlite", "postgres")
+_backend_of: dict[str, str] = {}
+_skipped: dict[str, str] = {}  # backend: why its whole pass was left out
+
+
+def selected() -> list[str]:
+    """The backends of this run: SHOP_TEST_BACKENDS (a comma list), by default both."""
+    names = [name.strip() for name in os.environ.get("SHOP_TEST_BACKENDS", ",".join(BACKENDS)).split(",")]
+    unknown = set(names) - set(BACKENDS)
+    if unknown:
+        raise pytest.UsageError(f"SHOP_TEST_BACKENDS: unknown backend(s) {sorted(unknown)}")
+    return [name for name in BACKENDS if name in names]
+
+
+def server_url() -> str:
+    """The PostgreSQL server the suite may use (it creates and drops its own databases there)."""
+    return os.environ.get("SHOP_TEST_POSTGRES_URL") or DEFAULT_POSTGRES_URL
+
+
+def _connect_admin():
+    """An autocommit connection to the test server, or why there is none."""
+    try:
+        import psycopg
+    except ImportError:
+        return None, "psycopg is not installed (pip install '.[postgres]')"
+    try:
+        return psycopg.connect(server_url(), autocommit=True, connect_timeout=3), None
+    except psycopg.Error as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return None, f"no server at {server_url()} ({first_line})"
+
+
+def _admin_connection():
+    """An autocommit connection to the server, or a skip of the PostgreSQL pass saying why."""
+    conn, why = _connect_admin()
+    if conn is None:
+        pytest.skip(f"PostgreSQL pass skipped: {why}")
+    return conn
+
+
+def throwaway_postgres_database(request) -> str:
+    """Create a database for this run on the test server; it is dropped when the pass ends."""
+    admin = _admin_connection()
+    name = f"shop_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin.execute(f'CREATE DATABASE "{name}"')
+    admin.close()
+
+    def drop():
+        db.close()
+        with _admin_connection() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    request.addfinalizer(drop)
+    base = server_url().rsplit("/", 1)[0]
+    return f"{base}/{name}"
+
+
+def empty_tables(models) -> None:
+    """Delete every row; on PostgreSQL also restart the id sequences, as SQLite reuses ids of an
+    emptied table, so both passes assign the same ids."""
+    if on_postgres():
+        tables = ", ".join(f'"{model._meta.table_name}"' for model in models)
+        db.execute_sql(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+        return
+    with db.atomic():
+        for model in reversed(models):
+            model.delete().execute()
+
+
+def database_dump() -> str:
+    """Every row of every table as text: SQLite's iterdump, or each PostgreSQL row cast to text."""
+    if not on_postgres():
+        return "\n".join(db.connection().iterdump())
+    tables = [row[0] for row in db.execute_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()]
+    return "\n".join(row[0] for table in tables
+                     for row in db.execute_sql(f'SELECT t::text FROM "{table}" AS t').fetchall())
+
+
+def note_backends(config, items) -> None:
+    """pytest_collection_modifyitems: remember which backend each test runs on, and leave out the
+    PostgreSQL pass (said once in the summary) when no server answers."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "app" in callspec.params:
+            _backend_of[item.nodeid] = callspec.params["app"]
+    if "postgres" in _backend_of.values():
+        conn, why = _connect_admin()
+        if conn is None:
+            _skipped["postgres"] = why
+            left_out = [item for item in items if _backend_of.get(item.nodeid) == "postgres"]
+            items[:] = [item for item in items if _backend_of.get(item.nodeid) != "postgres"]
+            config.hook.pytest_deselected(items=left_out)
+        else:
+            conn.close()
+
+
+def summarize(terminalreporter) -> None:
+    """pytest_terminal_summary: one line per backend pass with its outcomes."""
+    counts: dict[str, Counter] = {}
+    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            backend = _backend_of.get(getattr(report, "nodeid", ""), "")
+            if backend and (outcome != "error" or report.when != "teardown"):
+                counts.setdefault(backend, Counter())[outcome] += 1
+    if not counts and not _skipped:
+        return
+    terminalreporter.section("backend passes")
+    for backend in BACKENDS:
+        if backend in _skipped:
+            terminalreporter.write_line(f"{backend} pass skipped: {_skipped[backend]}")
+        elif backend in counts:
+            tally = ", ".join(f"{n} {outcome}" for outcome, n in counts[backend].items() if n)
+            terminalreporter.write_line(f"{backend} pass: {tally}")
