@@ -174,24 +174,24 @@ class Checkpointer:
     commits took 10 to 100 ms, a third of all commit time, and every other writer of every process
     waited behind them (docs/performance.md, Webhooks). A passive checkpoint takes no write lock,
     so here it runs beside the writers; connections still checkpoint themselves past
-    SAFETY_NET_PAGES, should this thread fall behind. One thread per process, on the database the
-    process last opened; an idle WAL costs it a read of the WAL index every INTERVAL.
+    SAFETY_NET_PAGES, should this thread fall behind. One thread per process, on the SQLite file
+    the shared database points at (none on PostgreSQL); an idle WAL costs a read every INTERVAL.
     """
 
     INTERVAL = 0.05
 
     def __init__(self):
-        self._path: str | None = None
+        self._started = False
         self._thread: threading.Thread | None = None
         self._mutex = threading.Lock()
         os.register_at_fork(after_in_child=self._after_fork)
 
     def watch(self, path: str) -> None:
-        """Checkpoint `path` from now on (starting the thread once per process)."""
+        """Start the thread once per process, when a SQLite file is first opened."""
         if not path or path == ":memory:" or "://" in path:
             return
         with self._mutex:
-            self._path = path
+            self._started = True
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="wal-checkpointer", daemon=True)
                 self._thread.start()
@@ -199,14 +199,16 @@ class Checkpointer:
     def _after_fork(self) -> None:
         """A forked child (a web worker) has no thread: start its own."""
         self._mutex, self._thread = threading.Lock(), None
-        if self._path:
-            self.watch(self._path)
+        if self._started:
+            self.watch(_sqlite.database or "")
 
     def _run(self) -> None:
         conn, opened = None, None
         while True:
             time.sleep(self.INTERVAL)
-            path = self._path
+            path = _sqlite.database if db.obj is _sqlite else None
+            if not path or path == ":memory:":
+                continue
             try:
                 key = (path, os.stat(path).st_ino)  # a replaced file gets a new connection
                 if key != opened:

@@ -222,6 +222,8 @@ def test_connections_are_reused_for_many_deliveries(client, shop, tmp_path, star
             inbound(f"m{i}")
         wait_until(lambda: len(receiver.events()) == 40, timeout=60)
         connections = receiver.connections
+        delivered = WebhookDelivery.select().where(WebhookDelivery.status == "delivered")
+        wait_until(lambda: delivered.count() == 40)  # every outcome written
     assert connections <= 4  # one per worker thread at most, for 40 deliveries
     assert {a.address for a in WebhookDeliveryAttempt.select()} == {"127.0.0.1"}
 

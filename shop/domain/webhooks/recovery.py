@@ -72,9 +72,7 @@ def recover(tenant_id: str, subscription_id: str, body: dict) -> WebhookRecovery
 def _locked_subscription(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     """The live subscription, locked for this transaction on PostgreSQL (SQLite: the write lock
     is already held), enabled or 422."""
-    sub = get_subscription_or_404(tenant_id, subscription_id)
-    lock = WebhookSubscription.select(WebhookSubscription.id).where(WebhookSubscription.id == sub.id)
-    list(locked(lock))
+    sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
     if not sub.enabled:
         raise ApiError(422, "subscription_disabled", "This subscription is disabled; enable it first.")
     return sub
