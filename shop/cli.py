@@ -152,11 +152,15 @@ def activity(kind: str, tenant_id: str, data: str) -> None:
 
 @shop.command("worker")
 @click.option("--workers", default=4, show_default=True, help="Worker threads.")
-def worker(workers: int) -> None:
+@click.option("--no-periodic", "no_periodic", is_flag=True,
+              help="Do not run the periodic tasks (sweeps, pruning): another consumer on the same "
+                   "database runs them. Give it to every consumer but one.")
+def worker(workers: int, no_periodic: bool) -> None:
     """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
     # the consumer's entry is the tasks package, which the app never imports: it runs in our place
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
-    os.execve(sys.executable, [sys.executable, "-m", "tasks"], env)
+    argv = [sys.executable, "-m", "tasks"] + (["--no-periodic"] if no_periodic else [])
+    os.execve(sys.executable, argv, env)
 
 
 @shop.command("demo")
