@@ -13,7 +13,7 @@ NO_PERIODIC = "--no-periodic"
 
 
 def run(workers: int = 4, periodic: bool = True) -> None:
-    """Run the Huey consumer with thread workers (and the periodic scheduler, unless told not to) until stopped."""
+    """Run the Huey consumer with thread workers (and the periodic scheduler unless told not to)."""
     level = os.environ.get("SHOP_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if level != "DEBUG":  # Huey's two lines per task ("Executing", "executed in") cost a tenth of a send
