@@ -46,9 +46,12 @@ def app(request):
 
 @pytest.fixture(autouse=True)
 def backend_specific(request):
-    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, saying why."""
+    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, and tests of
+    several boxes on one PostgreSQL database (marked postgres_only) in the SQLite pass, saying why."""
     if request.node.get_closest_marker("sqlite_only") and on_postgres():
         pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
+    if request.node.get_closest_marker("postgres_only") and not on_postgres():
+        pytest.skip("several boxes on one database: PostgreSQL only (SQLite is one file on one box)")
 
 
 def pytest_sessionfinish(session):
