@@ -27,8 +27,17 @@ pytestmark = pytest.mark.postgres_only
 TOKEN = "sk_test_acme_token_0001"
 HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 EVERY_DAY = {day: [["09:00", "17:00"]] for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")}
-BOOKING = {"enabled": True, "slot_minutes": 30, "capacity": 3, "max_days_ahead": 60, "min_notice_minutes": 60,
-           "hours": EVERY_DAY, "closed_dates": [], "services": [], "techs": []}
+BOOKING = {
+    "enabled": True,
+    "slot_minutes": 30,
+    "capacity": 3,
+    "max_days_ahead": 60,
+    "min_notice_minutes": 60,
+    "hours": EVERY_DAY,
+    "closed_dates": [],
+    "services": [],
+    "techs": [],
+}
 RACERS = 12  # creates racing for the slot's last two places, half through each API
 PINGS = 200  # events made through the APIs, half through each
 SWEEP_SECONDS = 60  # Huey's scheduler enqueues the periodic tasks once a minute
@@ -49,8 +58,23 @@ class Boxes:
     def api(self, name: str) -> str:
         """A gunicorn with the shipped settings (2 workers of 4 threads); its base URL once it answers."""
         port = free_port()
-        self.start(name, [sys.executable, "-m", "gunicorn", "-c", "python:shop.gunicorn_conf", "--bind",
-                          f"127.0.0.1:{port}", "--workers", "2", "--threads", "4", "app:app"])
+        self.start(
+            name,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "python:shop.gunicorn_conf",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+                "app:app",
+            ],
+        )
         base = f"http://127.0.0.1:{port}/api/v1"
         wait_until(lambda: http_ok(f"{base}/health"), timeout=30)
         return base
@@ -68,10 +92,17 @@ class Boxes:
 def boxes(app, load, tmp_path):
     load(tenant_fixture("acme", booking=BOOKING))
     receiver = WebhookReceiver(tmp_path, delay=0.02).__enter__()
-    env = {**os.environ, "SHOP_DATABASE": app.config["DATABASE"], "SHOP_RATE_LIMIT_CAPACITY": "100000",
-           "SHOP_RATE_LIMIT_REFILL": "10000", "SHOP_WEBHOOK_TRUSTED_NETWORKS": "127.0.0.0/8",
-           "SHOP_WEBHOOK_CA_BUNDLE": receiver.ca_path, "SHOP_WEBHOOK_TIMEOUT": "1",
-           "SHOP_WEBHOOK_RETRY_DELAYS": "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3", "SHOP_LOG_LEVEL": "INFO"}
+    env = {
+        **os.environ,
+        "SHOP_DATABASE": app.config["DATABASE"],
+        "SHOP_RATE_LIMIT_CAPACITY": "100000",
+        "SHOP_RATE_LIMIT_REFILL": "10000",
+        "SHOP_WEBHOOK_TRUSTED_NETWORKS": "127.0.0.0/8",
+        "SHOP_WEBHOOK_CA_BUNDLE": receiver.ca_path,
+        "SHOP_WEBHOOK_TIMEOUT": "1",
+        "SHOP_WEBHOOK_RETRY_DELAYS": "0,0.3,0.3,0.3,0.3,0.3,0.3,0.3",
+        "SHOP_LOG_LEVEL": "INFO",
+    }
     running = Boxes(tmp_path, env)
     running.receiver = receiver
     yield running
@@ -103,8 +134,9 @@ def at_once(calls) -> list:
 def test_two_apis_and_two_consumers_on_one_database(boxes):
     apis = [boxes.api("api-1"), boxes.api("api-2")]
     periodic = boxes.start("consumer-periodic", [sys.executable, "-m", "tasks"])
-    other = boxes.start("consumer-other", [sys.executable, "-m", "flask", "--app", "app", "shop", "worker",
-                                           "--no-periodic"])
+    other = boxes.start(
+        "consumer-other", [sys.executable, "-m", "flask", "--app", "app", "shop", "worker", "--no-periodic"]
+    )
     receiver = boxes.receiver
     sub = post(apis[0], "/webhooks", {"url": receiver.hook_url(), "events": ["*"]})
     assert sub.status_code == 201, sub.text
@@ -112,13 +144,18 @@ def test_two_apis_and_two_consumers_on_one_database(boxes):
 
     # the last two places of one slot: one of three is taken, twelve creates race through both APIs
     day = (date.today() + timedelta(days=7)).isoformat()
-    new = {"customer_name": "Ann Lee", "customer_phone": "+15555550100", "scheduled_date": day,
-           "scheduled_time": "10:00"}
+    new = {
+        "customer_name": "Ann Lee",
+        "customer_phone": "+15555550100",
+        "scheduled_date": day,
+        "scheduled_time": "10:00",
+    }
     assert post(apis[1], "/appointments", new).status_code == 201
     answers = at_once([lambda base=apis[i % 2]: post(base, "/appointments", new) for i in range(RACERS)])
     outcomes = Counter(
         f"{r.status_code} {r.json()['error']['code']}" if r.status_code >= 400 else str(r.status_code)
-        for r in answers)
+        for r in answers
+    )
     assert outcomes == {"201": 2, "409 slot_unavailable": RACERS - 2}, outcomes
     assert Appointment.select().where(Appointment.scheduled_date == day).count() == 3
 
@@ -126,8 +163,10 @@ def test_two_apis_and_two_consumers_on_one_database(boxes):
     # SIGKILLed mid-burst, and the other consumer's sweep recovers the deliveries it held
     def send(base):
         with requests.Session() as session:
-            return [session.post(f"{base}/webhooks/{sub_id}/ping", headers=HEADERS, timeout=30).status_code
-                    for _ in range(PINGS // 8)]
+            return [
+                session.post(f"{base}/webhooks/{sub_id}/ping", headers=HEADERS, timeout=30).status_code
+                for _ in range(PINGS // 8)
+            ]
 
     statuses = at_once([lambda base=apis[i % 2]: send(base) for i in range(8)])
     assert Counter(code for batch in statuses for code in batch) == {202: PINGS}
