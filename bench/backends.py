@@ -308,7 +308,8 @@ def webhooks(args) -> dict:
 def writes(args) -> dict:
     """8 writer processes creating appointments at once, each for its own tenant: creates/s of all."""
     setup_app(WRITERS)
-    start_at = time.time() + 3  # every writer has set its app up by then
+    folder = Path(os.environ["SHOP_INSTANCE_PATH"]) / f"writers-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
     per_writer = max(args.count // WRITERS, 10)
     procs = [
         subprocess.Popen(
@@ -319,8 +320,8 @@ def writes(args) -> dict:
                 str(n),
                 "--count",
                 str(per_writer),
-                "--start-at",
-                str(start_at),
+                "--signals",
+                str(folder),
             ],
             cwd=ROOT,
             stdout=subprocess.PIPE,
@@ -328,28 +329,37 @@ def writes(args) -> dict:
         )
         for n in range(WRITERS)
     ]
+    deadline = time.monotonic() + 120
+    while len(list(folder.glob("ready-*"))) < WRITERS:  # every writer has its app and connection
+        if time.monotonic() > deadline or any(proc.poll() is not None for proc in procs):
+            raise SystemExit("the writers did not all get ready")
+        time.sleep(0.05)
+    started = time.time()
+    (folder / "go").touch()
     ends = []
     for proc in procs:
         out, _ = proc.communicate(timeout=300)
         if proc.returncode != 0:
             raise SystemExit(f"a writer failed with {proc.returncode}")
         ends.append(float(out.strip().splitlines()[-1]))
-    seconds = max(ends) - start_at
     return {
-        "rate": WRITERS * per_writer / seconds,
+        "rate": WRITERS * per_writer / (max(ends) - started),
         "unit": "creates/s",
         "detail": f"{WRITERS} writers x {per_writer} creates",
     }
 
 
-def writer(n: int, count: int, start_at: float) -> None:
-    """One of the concurrent writers: `count` creates for tenant n from `start_at`; prints its end."""
+def writer(n: int, count: int, signals: Path) -> None:
+    """One of the concurrent writers: `count` creates for tenant n once told to go; prints its end."""
     from shop import create_app
 
     client = create_app().test_client()
     day = date.today() + timedelta(days=1)
     slots = [f"{hour:02d}:{minute:02d}" for hour in range(8, 20) for minute in (0, 15, 30, 45)]
-    time.sleep(max(0.0, start_at - time.time()))
+    client.get("/api/v1/me", headers={"Authorization": f"Bearer {token(n)}"})  # connect before the start
+    (signals / f"ready-{n}").touch()
+    while not (signals / "go").exists():
+        time.sleep(0.001)
     for i in range(count):  # four places a slot: a slot a create, a new day every 48 creates
         book(client, n, (day + timedelta(days=i // len(slots))).isoformat(), slots[i % len(slots)])
     print(time.time())
@@ -367,7 +377,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
     parser.add_argument("--run", choices=WORKLOADS, help=argparse.SUPPRESS)  # internal: one workload
     parser.add_argument("--writer", type=int, help=argparse.SUPPRESS)  # internal: one concurrent writer
-    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--signals", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not (1 <= args.rounds <= 7 and 10 <= args.count <= 2000 and 1 <= args.duration <= 30):
         parser.error("keep it bounded: rounds 1-7, count 10-2000, duration 1-30 s")
@@ -377,7 +387,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> int:
     args = parse_args()
     if args.writer is not None:
-        writer(args.writer, args.count, args.start_at)
+        writer(args.writer, args.count, args.signals)
         return 0
     if args.run:
         print(json.dumps(globals()[args.run](args)))
