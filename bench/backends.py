@@ -310,7 +310,7 @@ def writes(args) -> dict:
     setup_app(WRITERS)
     folder = Path(os.environ["SHOP_INSTANCE_PATH"]) / f"writers-{uuid.uuid4().hex[:8]}"
     folder.mkdir()
-    per_writer = max(args.count // WRITERS, 10)
+    per_writer = max(args.count // 4, 10)  # twice the others: the figure needs a few seconds to settle
     procs = [
         subprocess.Popen(
             [
