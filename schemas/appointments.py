@@ -5,8 +5,17 @@ from datetime import date
 
 import marshmallow as ma
 
-from schemas.common import INT32_MAX, Int32, PaginationArgsSchema, QueryInt32, Schema, Stamp, list_schema
-from shop.models.appointments import STATUSES
+from schemas.common import (
+    INT32_MAX,
+    Int32,
+    PaginationArgsSchema,
+    QueryBool,
+    QueryInt32,
+    Schema,
+    Stamp,
+    list_schema,
+)
+from shop.models.appointments import HOLD_ID_PATTERN, STATUSES
 from shop.platform.errors import ApiError
 
 # ASCII digits only, matched whole: "\d" would take other scripts' digits and "$" a trailing newline
@@ -104,6 +113,15 @@ class SlotQueryArgsSchema(PaginationArgsSchema):
     date = LocalDate(required=True, **_code("invalid_date"))
     service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+    explain = QueryBool(load_default=False, metadata={
+        "description": "true: every unavailable slot carries its `reasons`, and the slots a day-wide rule "
+                       "(closed day or date, booking window, the tech's hours) removes are listed too."})
+
+
+def _hold_id(description: str):
+    not_a_hold = "Not a slot hold id (hold_...)."
+    return ma.fields.String(validate=ma.validate.Regexp(HOLD_ID_PATTERN, error=not_a_hold), metadata={
+        "pattern": HOLD_ID_PATTERN, "example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c", "description": description})
 
 
 class AppointmentCreateSchema(Schema):
@@ -116,11 +134,22 @@ class AppointmentCreateSchema(Schema):
     duration_minutes = Duration(load_default=30, **_code("invalid_duration_minutes"))
     notes = _text(5000)
     ticket_id = TicketRef(allow_none=True)
+    hold_id = _hold_id("A live slot hold for exactly this span: the booking takes its place (and its "
+                       "service, tech and buffers) and uses it up.")
+
+    @ma.post_load(pass_original=True)
+    def duration_from_the_hold(self, data, original, **kwargs):
+        # with a hold, a duration left out is the hold's, not the default 30
+        if "hold_id" in data and isinstance(original, dict) and "duration_minutes" not in original:
+            del data["duration_minutes"]
+        return data
 
 
 class ActivityBookingSchema(AppointmentCreateSchema):
     """In-app booking (dashboard or online booking): the create body plus who and where."""
 
+    service_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40),
+                                  **_code("invalid_service_id"))
     tech_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40))
     location_id = Int32(allow_none=True)
     source = ma.fields.String(load_default="online_booking",
@@ -190,11 +219,27 @@ class AppointmentSchema(Schema):
     updated_at = Stamp(allow_none=True)
 
 
+class SlotReasonSchema(Schema):
+    """Why a slot is not offered, with the numbers behind it (explain=true)."""
+
+    code = ma.fields.String(metadata={"enum": [
+        "closed_day", "closed_date", "outside_hours", "min_notice", "too_far_ahead", "full", "held",
+        "tech_off", "tech_busy", "span_crosses_break", "buffer"]})
+    booked = ma.fields.Integer(metadata={"description": "Bookings in the fullest window the span covers"})
+    held = ma.fields.Integer(metadata={"description": "Live holds in that window"})
+    capacity = ma.fields.Integer(metadata={"description": "Places per slot (1 for a tech)"})
+    tech_id = ma.fields.String()
+    min_notice_minutes = ma.fields.Integer()
+    max_days = ma.fields.Integer()
+
+
 class SlotSchema(Schema):
     object = ma.fields.Constant("appointment_slot")
     time = ma.fields.String(allow_none=True, metadata={"example": "09:30"})
     available = ma.fields.Boolean()
     remaining = ma.fields.Integer()
+    reasons = ma.fields.List(ma.fields.Nested(SlotReasonSchema), metadata={
+        "description": "Only with explain=true: why the slot is unavailable (empty when it is available)."})
 
 
 class SlotServiceSchema(Schema):
@@ -220,3 +265,31 @@ class SlotListSchema(list_schema(SlotSchema, "SlotListBase")):
 
 
 AppointmentListSchema = list_schema(AppointmentSchema, "AppointmentListSchema")
+
+
+class SlotHoldCreateSchema(Schema):
+    """POST /appointments/slots/holds: the span to hold, as the slot list offers it."""
+
+    date = LocalDate(required=True, **_code("invalid_date"))
+    time = LocalTime(required=True, **_code("invalid_time"))
+    service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
+    tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+    duration_minutes = Duration(metadata={"error_code": "invalid_duration_minutes",
+                                          "description": "Default: the service's minutes, else one slot."})
+
+
+class SlotHoldSchema(Schema):
+    object = ma.fields.Constant("slot_hold")
+    id = ma.fields.String(metadata={"example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    date = DateText(attribute="scheduled_date", metadata={"example": "2026-12-01"})
+    time = ma.fields.String(attribute="scheduled_time", metadata={"example": "10:00"})
+    duration_minutes = ma.fields.Integer(metadata={"example": 90})
+    buffer_before_minutes = ma.fields.Integer(metadata={"example": 0})
+    buffer_after_minutes = ma.fields.Integer(metadata={"example": 15})
+    service_id = ma.fields.String(allow_none=True)
+    tech_id = ma.fields.String(allow_none=True)
+    status = ma.fields.String(attribute="state", metadata={
+        "enum": ["active", "expired", "released", "consumed"], "example": "active"})
+    expires_at = Stamp(metadata={"example": "2026-11-25T12:10:00.000Z"})
+    created_at = Stamp()
+    appointment_id = ma.fields.Integer(allow_none=True, metadata={"description": "The booking that used it."})

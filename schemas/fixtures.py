@@ -9,7 +9,7 @@ from schemas.activity import Amount, RecordId
 from schemas.common import Schema, UtcDateTime
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
-from shop.models.appointments import STATUSES
+from shop.models.appointments import HOLD_MINUTES_DEFAULT, HOLD_MINUTES_MAX, MAX_BUFFER_MINUTES, STATUSES
 from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
 from shop.models.leads import LEAD_STATUSES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
@@ -135,12 +135,15 @@ def _hours(value) -> None:
 Hours = ma.fields.Dict(keys=Str(), values=ma.fields.Raw(), validate=_hours)
 Positive = ma.validate.Range(min=1)
 DayMinutes = ma.validate.Range(min=1, max=1440)
+BufferMinutes = ma.validate.Range(min=0, max=MAX_BUFFER_MINUTES)
 
 
 class BookingServiceFixture(Schema):
     id = Str(required=True, validate=ma.validate.Length(min=1, max=40))
     name = Str(allow_none=True)
     minutes = ma.fields.Integer(strict=True, required=True, validate=DayMinutes)
+    buffer_before_minutes = ma.fields.Integer(strict=True, load_default=0, validate=BufferMinutes)
+    buffer_after_minutes = ma.fields.Integer(strict=True, load_default=0, validate=BufferMinutes)
 
 
 class BookingTechFixture(Schema):
@@ -155,6 +158,8 @@ class BookingFixture(Schema):
     capacity = ma.fields.Integer(strict=True, load_default=1, validate=Positive)
     max_days_ahead = ma.fields.Integer(strict=True, load_default=60, validate=ma.validate.Range(min=0))
     min_notice_minutes = ma.fields.Integer(strict=True, load_default=0, validate=ma.validate.Range(min=0))
+    hold_minutes = ma.fields.Integer(strict=True, load_default=HOLD_MINUTES_DEFAULT,
+                                     validate=ma.validate.Range(min=1, max=HOLD_MINUTES_MAX))
     hours = Hours
     closed_dates = ma.fields.List(ma.fields.Date(), load_default=list)
     services = ma.fields.List(ma.fields.Nested(BookingServiceFixture), load_default=list)
@@ -179,6 +184,8 @@ class AppointmentFixture(Schema):
     status = Str(load_default="scheduled", validate=ma.validate.OneOf(STATUSES))
     ticket_id = Str(allow_none=True, validate=ma.validate.Length(min=1, max=255))
     tech_id = Str(allow_none=True, validate=ma.validate.Length(min=1, max=40))
+    # a service of the tenant's booking settings: the booking then keeps that service's buffers
+    service_id = Str(allow_none=True, validate=ma.validate.Length(min=1, max=40))
     location_id = ma.fields.Integer(strict=True, allow_none=True, validate=Positive)
     notes = Str(allow_none=True, validate=ma.validate.Length(max=5000))
     source = Str(allow_none=True)

@@ -11,11 +11,14 @@ from schemas.appointments import (
     AppointmentSchema,
     AppointmentUpdateSchema,
     LinkTicketSchema,
+    SlotHoldCreateSchema,
+    SlotHoldSchema,
     SlotListSchema,
     SlotQueryArgsSchema,
 )
 from schemas.common import NoBodySchema
 from shop.domain.appointments import appointments as domain
+from shop.domain.appointments import holds
 from shop.domain.appointments.slots import list_slots
 from shop.platform.smorest import Blueprint
 
@@ -34,8 +37,10 @@ class AppointmentViews(MethodView):
 
     @blp.arguments(AppointmentCreateSchema)
     @blp.response(201, AppointmentSchema)
-    @blp.refuses(404, "not_found: the ticket_id names no visible ticket")
-    @blp.refuses(409, "slot_unavailable: the slot is taken; or an Idempotency-Key conflict")
+    @blp.refuses(404, "not_found: the ticket_id names no visible ticket, or the hold_id no hold of this shop")
+    @blp.refuses(409, "slot_unavailable: the slot is taken (`details.next_available` says where to go); "
+                      "hold_expired, hold_released, hold_consumed or hold_mismatch: the hold_id cannot book "
+                      "this body; or an Idempotency-Key conflict")
     @blp.refuses(422, "create_failed: the booking was refused")
     @blp.scope("appointments.write")
     @blp.doc(operationId="createAppointment")
@@ -53,7 +58,32 @@ class AppointmentViews(MethodView):
 def slots(args):
     """Bookable slots of one day."""
     return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"), args["limit"],
-                      args["cursor"])
+                      args["cursor"], explain=args["explain"])
+
+
+@blp.route("/appointments/slots/holds")
+class SlotHoldViews(MethodView):
+    @blp.arguments(SlotHoldCreateSchema)
+    @blp.response(201, SlotHoldSchema)
+    @blp.refuses(409, "slot_unavailable: online booking would not offer the span (`details.reasons`, "
+                      "`details.next_available`); or an Idempotency-Key conflict")
+    @blp.scope("appointments.write")
+    @blp.doc(operationId="createAppointmentSlotHold")
+    def post(self, body):
+        """Hold a slot for a few minutes (the booking settings' hold_minutes) while a customer checks out."""
+        return holds.create_hold(g.tenant.id, body)
+
+
+@blp.route("/appointments/slots/holds/<hold_id>")
+class SlotHoldByIdViews(MethodView):
+    @blp.arguments(NoBodySchema, location="json", required=False)
+    @blp.response(200, SlotHoldSchema)
+    @blp.refuses(409, "hold_consumed: a booking already used the hold")
+    @blp.scope("appointments.write")
+    @blp.doc(operationId="releaseAppointmentSlotHold")
+    def delete(self, _body, hold_id):
+        """Release a hold: its place is free again at once (an expired or released one stays as it is)."""
+        return holds.release_hold(g.tenant.id, hold_id)
 
 
 @blp.route("/appointments/<id>")

@@ -6,6 +6,7 @@ import marshmallow as ma
 from schemas.fixtures import FixtureFile
 from shop import clock
 from shop.db import write_transaction
+from shop.domain.appointments.slots import booking_of, service_buffers
 from shop.domain.fixture_rows import FixtureError, insert
 from shop.domain.keys import create_key
 from shop.domain.messaging.fixtures import load_conversation, load_suppression
@@ -81,6 +82,13 @@ def _load_webhook_subscription(path: str, tenant_id: str, sub: dict, summary: di
 
 
 def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dict) -> None:
+    if appointment.get("service_id") is not None:
+        booking, _ = booking_of(tenant_id)
+        service = booking.service(appointment["service_id"]) if booking else None
+        if service is None:
+            raise FixtureError(f"{path}.service_id", f"no service {appointment['service_id']!r} in the "
+                               "tenant's booking settings.")
+        appointment.update(service_buffers(service))
     insert(path, Appointment.create, tenant=tenant_id, **appointment)
 
 

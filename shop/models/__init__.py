@@ -1,6 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates (shop/migrations changes)."""
 
-from shop.models.appointments import Appointment
+from shop.models.appointments import Appointment, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.events import Event
 from shop.models.inbox import Notification
@@ -18,6 +18,7 @@ ALL_MODELS = (
     Customer,
     Ticket,
     Appointment,
+    SlotHold,
     Notification,
     Invoice,
     Estimate,

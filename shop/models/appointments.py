@@ -1,6 +1,6 @@
 """Appointments: dates and times are the shop's local wall clock, timestamps are UTC."""
 
-from peewee import AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
+from peewee import SQL, AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
 from shop.models.base import BaseModel, UTCDateTimeField
@@ -8,6 +8,12 @@ from shop.models.tenancy import Tenant
 
 STATUSES = ("scheduled", "pending", "confirmed", "checked_in", "completed", "no_show", "cancelled")
 TERMINAL_STATUSES = ("completed", "no_show", "cancelled")
+# a slot hold: active until released, consumed by a booking, or past expires_at (no job ends it)
+HOLD_STATUSES = ("active", "released", "consumed")
+HOLD_ID_PATTERN = r"^hold_[0-9a-f]{24}$"
+HOLD_MINUTES_DEFAULT, HOLD_MINUTES_MAX = 10, 60
+# at most a working day on either side of a job
+MAX_BUFFER_MINUTES = 720
 
 
 class Appointment(BaseModel):
@@ -32,6 +38,11 @@ class Appointment(BaseModel):
     cancellation_reason = TextField(null=True)
     created_at = UTCDateTimeField(default=clock.now)
     updated_at = UTCDateTimeField(null=True)
+    # the booking settings' service it was booked as, and that service's buffers when it was booked:
+    # internal (not in the resource), they keep other bookings away from the job
+    service_id = CharField(max_length=40, null=True)
+    buffer_before_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    buffer_after_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
 
     class Meta:
         # the list order (keyset pages) and the slot computation's one-day lookup; the two
@@ -46,3 +57,34 @@ class Appointment(BaseModel):
     def save(self, *args, **kwargs):
         self.email_key = self.customer_email.lower() if self.customer_email else None
         return super().save(*args, **kwargs)
+
+
+class SlotHold(BaseModel):
+    """A place taken for a few minutes while a customer finishes checkout; never an appointment."""
+
+    id = CharField(primary_key=True, max_length=40)
+    tenant = ForeignKeyField(Tenant, backref="slot_holds", on_delete="CASCADE")
+    scheduled_date = DateField()
+    scheduled_time = CharField(max_length=5)
+    duration_minutes = IntegerField()
+    service_id = CharField(max_length=40, null=True)
+    tech_id = CharField(max_length=40, null=True)
+    buffer_before_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    buffer_after_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    status = CharField(max_length=16, default="active")
+    expires_at = UTCDateTimeField()
+    created_at = UTCDateTimeField(default=clock.now)
+    released_at = UTCDateTimeField(null=True)
+    appointment_id = IntegerField(null=True)
+
+    @property
+    def state(self) -> str:
+        """active, expired, released or consumed: an active hold past its expiry is expired."""
+        if self.status == "active" and self.expires_at <= clock.now():
+            return "expired"
+        return self.status
+
+    class Meta:
+        table_name = "slot_hold"
+        # the slot computation reads one day's live holds of a tenant
+        indexes = ((("tenant", "scheduled_date", "status"), False),)

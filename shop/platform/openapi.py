@@ -118,6 +118,15 @@ STRING_IDS = {
         },
         "A webhook delivery id (whd_...); an unknown one is 404.",
     ),
+    "hold_id": (
+        {
+            "type": "string",
+            "pattern": "^hold_[0-9a-f]{24}$",
+            "maxLength": 29,
+            "example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c",
+        },
+        "A slot hold id (hold_...); an unknown one, or another shop's, is 404.",
+    ),
 }
 
 
@@ -160,7 +169,7 @@ def _describe_path_ids(path: str, item: dict) -> None:
             continue
         kind = (
             parameter["name"]
-            if parameter["name"] == "delivery_id"
+            if parameter["name"] in ("delivery_id", "hold_id")
             else ("webhooks" if path.startswith("/api/v1/webhooks/") else None)
         )
         if kind:

@@ -108,5 +108,9 @@ def test_path_ids_are_documented_as_the_routes_accept_them(client):
         pattern = parameter["schema"].get("pattern")
         if name == "filename":  # the reference page's assets: exactly the files it loads
             assert parameter["schema"]["enum"]
+        elif name == "hold_id":  # a slot hold's id as holds.new_hold_id makes it
+            from shop.domain.appointments.holds import new_hold_id
+
+            assert re.fullmatch(pattern, new_hold_id()) and not re.fullmatch(pattern, "2147483647")
         elif not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
             assert pattern and re.fullmatch(pattern, "2147483647") and not re.fullmatch(pattern, "abc")

@@ -174,6 +174,8 @@ def test_the_contract_run_uses_every_check_schemathesis_ships():
 EXCUSED_REFUSALS = {
     ("invalid_cursor", "cursor"): "a cursor is valid only as issued: signed, bound to endpoint and query",
     ("invalid_service_id", "service_id"): "the service must exist in the shop's booking settings",
+    ("invalid_field", "tech_id"): "a hold's tech must be on the shop's roster",
+    ("invalid_time", "time"): "a hold's wall time must exist that day (not in a DST gap)",
     ("invalid_field", "Service-Version"): "a version date must not precede the first API version",
     ("invalid_field", "url"): "a webhook host must be public: no private, loopback or metadata address",
     # rules joining two fields or parameters: OpenAPI 3.0 cannot say them
@@ -220,6 +222,8 @@ OPERATION_IDS = {
     ("get", "/api/v1/appointments"): "listAppointments",
     ("post", "/api/v1/appointments"): "createAppointment",
     ("get", "/api/v1/appointments/slots"): "listAppointmentSlots",
+    ("post", "/api/v1/appointments/slots/holds"): "createAppointmentSlotHold",
+    ("delete", "/api/v1/appointments/slots/holds/{hold_id}"): "releaseAppointmentSlotHold",
     ("get", "/api/v1/appointments/{id}"): "getAppointment",
     ("patch", "/api/v1/appointments/{id}"): "updateAppointment",
     ("post", "/api/v1/appointments/{id}/cancel"): "cancelAppointment",

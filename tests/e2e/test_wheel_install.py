@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,12 +26,20 @@ FIXTURE = {
 }
 
 
+LEFT_OUT_OF_THE_BUILD = (".git", ".venv", "build", "dist", "*.egg-info", "instance", "__pycache__",
+                         ".pytest_cache", ".ruff_cache")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A wheel of this checkout installed into a new virtual environment (no editable link)."""
     folder = tmp_path_factory.mktemp("wheel")
     env = clean_environment()
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", folder / "dist", ROOT], env)
+    # setuptools reuses a build/ folder it finds in the source tree, files deleted since included:
+    # build from a copy of the checkout without it (nor the venv, the instance or git's objects)
+    source = folder / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*LEFT_OUT_OF_THE_BUILD))
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", folder / "dist", source], env)
     wheel = next((folder / "dist").glob("repair_shop_service-*.whl"))
     run([sys.executable, "-m", "venv", folder / "venv"], env)
     run([folder / "venv/bin/python", "-m", "pip", "install", "-q", wheel], env)

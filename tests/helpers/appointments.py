@@ -42,3 +42,23 @@ def snapshot() -> tuple:
     """Every appointment row and the number of events: what a rejected write must not change."""
     rows = [tuple(row) for row in Appointment.select().order_by(Appointment.id).tuples()]
     return rows, Event.select().count()
+
+
+HOLDS = f"{BASE}/slots/holds"
+SLOTS = f"{BASE}/slots"
+
+
+def hold_rows() -> list[tuple]:
+    """Every slot hold row: what a refused hold request must not change."""
+    from shop.models import SlotHold
+
+    return [tuple(row) for row in SlotHold.select().order_by(SlotHold.id).tuples()]
+
+
+def reason_codes(slot: dict) -> list[str]:
+    return [reason["code"] for reason in slot.get("reasons", [])]
+
+
+def slot_at(envelope: dict, time: str) -> dict:
+    """The slot of an envelope that starts at `time`."""
+    return next(slot for slot in envelope["data"] if slot["time"] == time)

@@ -5,7 +5,8 @@ from datetime import date
 from schemas.appointments import AppointmentSchema
 from shop import clock
 from shop.db import locked, write_transaction
-from shop.domain.appointments.slots import has_capacity
+from shop.domain.appointments.holds import consume_hold, mark_consumed_by
+from shop.domain.appointments.slots import SlotTaken, Span, booking_of, has_capacity, service_buffers
 from shop.domain.events.outbox import emit
 from shop.domain.records.tickets import get_visible_ticket
 from shop.models import Appointment
@@ -83,25 +84,57 @@ def linkable_ticket_id(tenant_id: str, ticket_ref: str) -> str:
     return str(ticket.id)
 
 
-def _ensure_capacity(tenant_id: str, a: Appointment, code: str) -> None:
-    if not has_capacity(tenant_id, a.scheduled_date, a.scheduled_time, a.duration_minutes, exclude_id=a.id):
-        raise ApiError(409, code, f"{_iso_date(a.scheduled_date)} {a.scheduled_time} has no place left "
-                       f"for {a.duration_minutes} minutes.", param="scheduled_time")
+def _ensure_capacity(tenant_id: str, a: Appointment, code: str, tech_id: str | None = None) -> None:
+    """409 `code` (SlotTaken for slot_unavailable) unless the appointment fits; `tech_id` also checks
+    that tech's calendar (a held booking's; other bookings never have)."""
+    span = Span(a.duration_minutes, a.buffer_before_minutes or 0, a.buffer_after_minutes or 0, tech_id)
+    day = a.scheduled_date if isinstance(a.scheduled_date, date) else date.fromisoformat(a.scheduled_date)
+    if not has_capacity(tenant_id, day, a.scheduled_time, span, exclude_id=a.id):
+        taken = SlotTaken(day, a.scheduled_time, span)
+        if code == "slot_unavailable":
+            raise taken
+        raise ApiError(409, code, str(taken), param="scheduled_time")
 
 
 def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appointment:
-    """Book an appointment: the capacity check and the insert hold one write lock."""
+    """Book an appointment: the capacity check and the insert hold one write lock; with a `hold_id`
+    it books the held span and consumes the hold in the same transaction."""
     fields = {name: body[name] for name in EDITABLE_FIELDS if name in body}
     fields.update({name: body[name] for name in ("tech_id", "location_id", "status") if name in body})
-    with write_transaction():
-        if fields.get("ticket_id") is not None:
-            fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
-        appointment = Appointment(tenant=tenant_id, source=body.get("source", source),
-                                  created_at=clock.now(), **fields)
-        _ensure_capacity(tenant_id, appointment, "slot_unavailable")
-        appointment.save()
-        emit(tenant_id, "appointment.created", lean_payload(appointment, "created"))
+    try:
+        with write_transaction():
+            if fields.get("ticket_id") is not None:
+                fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
+            hold = _booked_service(tenant_id, body, fields)
+            appointment = Appointment(tenant=tenant_id, source=body.get("source", source),
+                                      created_at=clock.now(), **fields)
+            _ensure_capacity(tenant_id, appointment, "slot_unavailable", hold and hold.tech_id)
+            appointment.save()
+            if hold is not None:
+                mark_consumed_by(hold, appointment.id)
+            emit(tenant_id, "appointment.created", lean_payload(appointment, "created"))
+    except SlotTaken as taken:
+        raise taken.answer(tenant_id) from None
     return appointment
+
+
+def _booked_service(tenant_id: str, body: dict, fields: dict):
+    """Fill in the service, tech and buffers from the hold (consumed here) or the named service."""
+    if body.get("hold_id") is not None:
+        hold = consume_hold(tenant_id, body["hold_id"], body["scheduled_date"], body["scheduled_time"],
+                            body.get("duration_minutes"))
+        fields.update(duration_minutes=hold.duration_minutes, tech_id=hold.tech_id,
+                      service_id=hold.service_id, buffer_before_minutes=hold.buffer_before_minutes,
+                      buffer_after_minutes=hold.buffer_after_minutes)
+        return hold
+    if body.get("service_id") is not None:  # an in-app booking of a service of the settings
+        booking, _ = booking_of(tenant_id)
+        service = booking.service(body["service_id"]) if booking else None
+        if service is None:
+            raise ApiError(400, "invalid_service_id", f"No service {body['service_id']!r} in the booking "
+                           "settings.", param="service_id")
+        fields.update(service_id=body["service_id"], **service_buffers(service))
+    return None
 
 
 def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Appointment:
@@ -110,6 +143,13 @@ def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Ap
     if status in TERMINAL_STATUSES and len(changes) > 1:
         raise ApiError(400, "invalid_status", f"status {status!r} must be the only field in the body.",
                        param="status")
+    try:
+        return _update(tenant_id, appointment_id, changes, status)
+    except SlotTaken as taken:
+        raise taken.answer(tenant_id) from None
+
+
+def _update(tenant_id: str, appointment_id: int, changes: dict, status: str | None) -> Appointment:
     with write_transaction():
         appointment = find_appointment(tenant_id, appointment_id)
         previous = appointment.status
