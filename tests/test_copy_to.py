@@ -33,7 +33,7 @@ def target(request):
 @pytest.fixture
 def busy_shop(client, app, monkeypatch):
     """The demo shop plus activity: a message queued for sending, a webhook delivery queued, an
-    appointment, an idempotency record, usage rows, an auth failure, a notification, a rate bucket."""
+    appointment hold, an idempotency record, usage rows, an auth failure, a refund, queue entries."""
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "127.0.0.0/8")
     load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
     sub = client.post(
@@ -46,6 +46,13 @@ def busy_shop(client, app, monkeypatch):
         json={"ticket_id": "1001", "channel": "sms", "content": "Ready", "to": "+15555550100"},
     )
     assert sent.status_code in (200, 201, 202), sent.get_data(as_text=True)
+    free = demo_booking()
+    held = client.post(
+        f"{API}/appointments/slots/holds",
+        headers=DEMO,
+        json={"date": free["scheduled_date"], "time": free["scheduled_time"]},
+    )
+    assert held.status_code == 201, held.get_data(as_text=True)
     run_activity("message.received", "acme", {"conversation_id": 10, "channel": "sms", "body": "Thanks"})
     run_activity("payment.refunded", "acme", {"payment_id": 4001, "amount": 1000})
     later = sweep_webhooks.s()
