@@ -152,6 +152,8 @@ def copy_to(url: str) -> dict:
     try:
         prepare_target(target)
         with db.atomic(), target.atomic():  # one snapshot of the source, one transaction on the target
+            if on_postgres():  # SQLite's read transaction is a snapshot; PostgreSQL's must be asked for
+                db.execute_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             expected = source_counts()
             copied = {model._meta.table_name: copy_model(model, target) for model in ALL_MODELS}
             copied.update(copy_queue(target))
