@@ -137,6 +137,9 @@ def test_two_apis_and_two_consumers_on_one_database(boxes):
     other = boxes.start(
         "consumer-other", [sys.executable, "-m", "flask", "--app", "app", "shop", "worker", "--no-periodic"]
     )
+    # both consumers running (their start-up line) before any work: the kill must hit a working one
+    wait_until(lambda: "Periodic tasks are enabled" in boxes.log("consumer-periodic"), timeout=60)
+    wait_until(lambda: "Periodic tasks are disabled" in boxes.log("consumer-other"), timeout=60)
     receiver = boxes.receiver
     sub = post(apis[0], "/webhooks", {"url": receiver.hook_url(), "events": ["*"]})
     assert sub.status_code == 201, sub.text
