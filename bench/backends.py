@@ -130,6 +130,9 @@ def run_workload(workload: str, backend: str, folder: Path, args) -> dict:
         "SHOP_WEBHOOK_ALLOW_HTTP": "1",
         "SHOP_WEBHOOK_TRUSTED_NETWORKS": "127.0.0.0/8",
         "SHOP_LOG_LEVEL": "WARNING",
+        # both backends at the same durability: SQLite runs synchronous=NORMAL (a crash of the
+        # machine may lose the last commits), which is PostgreSQL's synchronous_commit=off
+        "SHOP_DB_SYNCHRONOUS_COMMIT": os.environ.get("SHOP_DB_SYNCHRONOUS_COMMIT", "off"),
     }
     command = [
         sys.executable,

@@ -36,17 +36,17 @@ def pragmas(busy_timeout_seconds: float) -> dict:
 SYNCHRONOUS_COMMIT = ("off", "local", "remote_write", "remote_apply", "on")
 
 
-def postgres_options(busy_timeout_seconds: float, synchronous_commit: str = "off") -> str:
+def postgres_options(busy_timeout_seconds: float, synchronous_commit: str = "on") -> str:
     """The settings of every PostgreSQL connection of the app and the queue (libpq `options`)."""
     if synchronous_commit not in SYNCHRONOUS_COMMIT:
         raise ValueError(f"SHOP_DB_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT)}, "
                          f"not {synchronous_commit!r}")
     # a statement that waits longer than the busy timeout on a lock fails as SQLite's would; a commit
-    # does not wait for its WAL flush by default, as SQLite's synchronous=NORMAL (docs/decisions.md)
+    # waits for its WAL flush unless the operator chose otherwise (docs/decisions.md)
     return f"-c lock_timeout={int(busy_timeout_seconds * 1000)} -c synchronous_commit={synchronous_commit}"
 
 
-def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_commit: str = "off") -> None:
+def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_commit: str = "on") -> None:
     """Point the shared database at a SQLite file or a PostgreSQL URL (the app and the consumer call this)."""
     if db.database == target:
         return

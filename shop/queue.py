@@ -28,7 +28,7 @@ def setup(config) -> None:
     PostgreSQL storage in the same database (its tables huey_task, huey_schedule, ...).
     """
     target, busy_timeout = config["DATABASE"], float(config["DB_BUSY_TIMEOUT_SECONDS"])
-    synchronous_commit = str(config.get("DB_SYNCHRONOUS_COMMIT", "off"))
+    synchronous_commit = str(config.get("DB_SYNCHRONOUS_COMMIT", "on"))
     init_database(target, busy_timeout, synchronous_commit)
     if is_postgres(target):
         if getattr(huey.storage, "dsn", None) != target:

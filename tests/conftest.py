@@ -11,6 +11,8 @@ _SQLITE_PATH = os.path.join(_RUN_DIR, "shop.sqlite3")
 os.environ["SHOP_INSTANCE_PATH"] = _RUN_DIR
 os.environ["SHOP_DATABASE"] = _SQLITE_PATH
 os.environ["SHOP_SECRET_KEY"] = "test-secret-key-not-for-production"
+# the tests need no commit on disk before the next step; the default (on) is tested in test_config
+os.environ["SHOP_DB_SYNCHRONOUS_COMMIT"] = "off"
 
 import pytest  # noqa: E402
 
