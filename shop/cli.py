@@ -1,4 +1,4 @@
-"""The `flask shop ...` commands: init-db, migrate, load, demo, worker, key create/revoke/list, activity."""
+"""The `flask shop ...` commands: init-db, migrate, copy-to, load, demo, worker, key, activity."""
 
 import json
 import os
@@ -72,6 +72,23 @@ def migrate() -> None:
     except migrations.MigrationError as error:
         raise click.ClickException(f"migration failed, the failed step was rolled back: {error}") from None
     _print_json({"database": current_app.config["DATABASE"], **result})
+
+
+@shop.command("copy-to")
+@click.argument("url")
+def copy_to(url: str) -> None:
+    """Copy this database (every table, the queue's jobs too) into an empty PostgreSQL database at URL.
+
+    Stop the API and the consumers first. The target is created at the current schema version when
+    it has no tables, refused when any table holds a row; one transaction, counts verified, printed.
+    """
+    from shop.transfer import CopyError
+    from shop.transfer import copy_to as copy_database
+
+    try:
+        _print_json(copy_database(url))
+    except CopyError as error:
+        raise click.ClickException(f"nothing was copied: {error}") from None
 
 
 @shop.command("load")
@@ -152,11 +169,15 @@ def activity(kind: str, tenant_id: str, data: str) -> None:
 
 @shop.command("worker")
 @click.option("--workers", default=4, show_default=True, help="Worker threads.")
-def worker(workers: int) -> None:
+@click.option("--no-periodic", "no_periodic", is_flag=True,
+              help="Do not run the periodic tasks (sweeps, pruning): another consumer on the same "
+                   "database runs them. Give it to every consumer but one.")
+def worker(workers: int, no_periodic: bool) -> None:
     """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
     # the consumer's entry is the tasks package, which the app never imports: it runs in our place
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
-    os.execve(sys.executable, [sys.executable, "-m", "tasks"], env)
+    argv = [sys.executable, "-m", "tasks"] + (["--no-periodic"] if no_periodic else [])
+    os.execve(sys.executable, argv, env)
 
 
 @shop.command("demo")

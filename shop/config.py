@@ -11,6 +11,9 @@ DEFAULTS = {
     "DATABASE": None,  # resolved by database_path(): instance/shop.sqlite3
     "SECRET_KEY": None,  # resolved by secret_key(): instance/secret_key
     "DB_BUSY_TIMEOUT_SECONDS": 10,
+    # PostgreSQL only: whether a commit waits for its WAL flush ("on"); "off" matches SQLite's
+    # synchronous=NORMAL (a crash of the machine may lose the last commits, never corrupts)
+    "DB_SYNCHRONOUS_COMMIT": "on",
     # request limits
     "MAX_CONTENT_LENGTH": 3 * 1024 * 1024,
     "RATE_LIMIT_CAPACITY": 100,

@@ -39,7 +39,20 @@ def pragmas(busy_timeout_seconds: float) -> dict:
     }
 
 
-def init_database(target: str, busy_timeout_seconds: float = 10) -> None:
+SYNCHRONOUS_COMMIT = ("off", "local", "remote_write", "remote_apply", "on")
+
+
+def postgres_options(busy_timeout_seconds: float, synchronous_commit: str = "on") -> str:
+    """The settings of every PostgreSQL connection of the app and the queue (libpq `options`)."""
+    if synchronous_commit not in SYNCHRONOUS_COMMIT:
+        raise ValueError(f"SHOP_DB_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT)}, "
+                         f"not {synchronous_commit!r}")
+    # a statement that waits longer than the busy timeout on a lock fails as SQLite's would; a commit
+    # waits for its WAL flush unless the operator chose otherwise (docs/decisions.md)
+    return f"-c lock_timeout={int(busy_timeout_seconds * 1000)} -c synchronous_commit={synchronous_commit}"
+
+
+def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_commit: str = "on") -> None:
     """Point the shared database at a SQLite file or a PostgreSQL URL (the app and the consumer call this)."""
     checkpointer.watch(target)  # a SQLite file's WAL; a URL is left alone
     if db.database == target:
@@ -49,8 +62,7 @@ def init_database(target: str, busy_timeout_seconds: float = 10) -> None:
     if is_postgres(target):
         from playhouse.postgres_ext import Psycopg3Database  # psycopg is the `postgres` extra
 
-        # a statement that waits longer than the busy timeout on a lock fails as SQLite's would
-        options = f"-c lock_timeout={int(busy_timeout_seconds * 1000)}"
+        options = postgres_options(busy_timeout_seconds, synchronous_commit)
         db.initialize(Psycopg3Database(target, options=options, connect_timeout=10))
     else:
         _sqlite.init(target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds,

@@ -11,7 +11,7 @@ from huey import Huey
 from huey.registry import Message
 
 from shop.config import is_postgres, load_config
-from shop.db import init_database
+from shop.db import init_database, postgres_options
 from shop.queue_storage import SharedFileSqliteStorage, SharedPostgresStorage
 
 # the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
@@ -29,11 +29,13 @@ def setup(config) -> None:
     PostgreSQL storage in the same database (its tables huey_task, huey_schedule, ...).
     """
     target, busy_timeout = config["DATABASE"], float(config["DB_BUSY_TIMEOUT_SECONDS"])
-    init_database(target, busy_timeout)
+    synchronous_commit = str(config.get("DB_SYNCHRONOUS_COMMIT", "on"))
+    init_database(target, busy_timeout, synchronous_commit)
     if is_postgres(target):
         if getattr(huey.storage, "dsn", None) != target:
             huey.storage.close()
-            huey.storage = SharedPostgresStorage(huey.name, target)
+            options = postgres_options(busy_timeout, synchronous_commit)
+            huey.storage = SharedPostgresStorage(huey.name, target, options=options)
     else:
         if not isinstance(huey.storage, SharedFileSqliteStorage):
             huey.storage.close()

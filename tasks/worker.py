@@ -7,9 +7,13 @@ from shop.config import load_config
 from shop.platform import redaction
 from shop.queue import huey, settings, setup
 
+# the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
+# with several consumers on one PostgreSQL database, one runs them and the rest start with it
+NO_PERIODIC = "--no-periodic"
 
-def run(workers: int = 4) -> None:
-    """Run the Huey consumer with thread workers and the periodic scheduler until stopped."""
+
+def run(workers: int = 4, periodic: bool = True) -> None:
+    """Run the Huey consumer with thread workers (and the periodic scheduler unless told not to)."""
     level = os.environ.get("SHOP_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if level != "DEBUG":  # Huey's two lines per task ("Executing", "executed in") cost a tenth of a send
@@ -19,7 +23,7 @@ def run(workers: int = 4) -> None:
     setup(load_config())  # the database and the queue's file, before any worker or job runs
     refuse_another_schema()
     resume_unfinished_work()
-    consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=True,
+    consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=periodic,
                                     check_worker_health=True)
     consumer.run()
 

@@ -11,6 +11,8 @@ _SQLITE_PATH = os.path.join(_RUN_DIR, "shop.sqlite3")
 os.environ["SHOP_INSTANCE_PATH"] = _RUN_DIR
 os.environ["SHOP_DATABASE"] = _SQLITE_PATH
 os.environ["SHOP_SECRET_KEY"] = "test-secret-key-not-for-production"
+# the tests need no commit on disk before the next step; the default (on) is tested in test_config
+os.environ["SHOP_DB_SYNCHRONOUS_COMMIT"] = "off"
 
 import pytest  # noqa: E402
 
@@ -46,9 +48,12 @@ def app(request):
 
 @pytest.fixture(autouse=True)
 def backend_specific(request):
-    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, saying why."""
+    """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, and tests of
+    several boxes on one PostgreSQL database (marked postgres_only) in the SQLite pass, saying why."""
     if request.node.get_closest_marker("sqlite_only") and on_postgres():
         pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
+    if request.node.get_closest_marker("postgres_only") and not on_postgres():
+        pytest.skip("several boxes on one database: PostgreSQL only (SQLite is one file on one box)")
 
 
 def pytest_sessionfinish(session):

@@ -1,6 +1,7 @@
 """Configuration order: defaults, then instance/config.py, then SHOP_* variables, then test dict."""
 
 from shop.config import load_config
+from shop.db import postgres_options
 
 
 def test_order_of_configuration_sources(tmp_path, monkeypatch):
@@ -42,3 +43,14 @@ def test_instance_folder_is_in_the_working_directory(tmp_path, monkeypatch):
     assert config.root_path == str(tmp_path / "instance")
     assert config["DATABASE"] == str(tmp_path / "instance" / "shop.sqlite3")
     assert (tmp_path / "instance" / "secret_key").exists()
+
+
+def test_postgresql_commits_wait_for_the_disk_by_default(tmp_path, monkeypatch):
+    # a write the API acknowledged survives a crash of the database machine unless the operator
+    # chose SQLite's durability (off)
+    monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.delenv("SHOP_DB_SYNCHRONOUS_COMMIT", raising=False)
+    assert load_config()["DB_SYNCHRONOUS_COMMIT"] == "on"
+    assert "-c synchronous_commit=on" in postgres_options(10)
+    monkeypatch.setenv("SHOP_DB_SYNCHRONOUS_COMMIT", "off")
+    assert "-c synchronous_commit=off" in postgres_options(10, load_config()["DB_SYNCHRONOUS_COMMIT"])
