@@ -12,6 +12,7 @@ from shop.cli import DEMO_READS, demo_booking
 from shop.db import db, on_postgres
 from shop.domain.activity import run_activity
 from shop.domain.fixtures import load_fixture
+from shop.domain.webhooks import engine
 from shop.models import ALL_MODELS
 from shop.platform import usage_log
 from shop.queue import setup
@@ -32,14 +33,23 @@ def target(request):
 
 @pytest.fixture
 def busy_shop(client, app, monkeypatch):
-    """The demo shop plus activity: a message queued for sending, a webhook delivery queued, an
+    """The demo shop plus activity: a message queued for sending, a webhook delivery attempted once
+    and a recovery counted, an
     appointment hold, an idempotency record, usage rows, an auth failure, a refund, queue entries."""
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "127.0.0.0/8")
     load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
     sub = client.post(
         f"{API}/webhooks", headers=DEMO, json={"url": "https://127.0.0.1:9/hook", "events": ["*"]}
     ).get_json()
-    assert client.post(f"{API}/webhooks/{sub['id']}/ping", headers=DEMO).status_code == 202
+    ping = client.post(f"{API}/webhooks/{sub['id']}/ping", headers=DEMO)
+    assert ping.status_code == 202
+    engine.attempt(ping.get_json()["id"], app.config)  # refused at port 9: an attempt in the log, retrying
+    recovery = client.post(
+        f"{API}/webhooks/{sub['id']}/recover",
+        headers=DEMO,
+        json={"since": "2026-01-01T00:00:00Z", "dry_run": True},
+    )
+    assert recovery.status_code == 202  # a recovery row
     sent = client.post(
         f"{API}/messages/send",
         headers={**DEMO, "Idempotency-Key": "copy-to-send-0001"},
