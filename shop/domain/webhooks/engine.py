@@ -137,6 +137,19 @@ def attempt(delivery_id: str, config) -> float | None:
     return delay
 
 
+def claim(delivery_id: str, hold_seconds: float) -> tuple[int, str] | None:
+    """Take a due delivery for one attempt, counted: (attempts, run_trigger), or None if it is not
+    due or another worker has it (an UPDATE under the row's lock; a transaction of its own)."""
+    with write_transaction():
+        return _claim(delivery_id, hold_seconds, clock.now())
+
+
+def _claim(delivery_id: str, hold_seconds: float, now) -> tuple[int, str] | None:
+    until = now + timedelta(seconds=hold_seconds)
+    rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
+    return tuple(rows[0]) if rows else None
+
+
 def start_attempt(delivery_id: str, config) -> Started | None:
     """Claim a due delivery and write its attempt as started, in one short transaction of its own,
     before any request goes out (None if it is not due or another worker has it).
@@ -152,12 +165,12 @@ def start_attempt(delivery_id: str, config) -> Started | None:
     delivery = WebhookDelivery.from_row(rows[0][:split])
     sub = WebhookSubscription.from_row(rows[0][split:])
     body, headers = _signed(delivery, sub, config)
-    attempt_id, until = new_attempt_id(), now + timedelta(seconds=hold_seconds(config))
+    attempt_id = new_attempt_id()
     with write_transaction():
-        claimed = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
-        if not claimed:  # another worker claimed it since the read
+        claimed = _claim(delivery_id, hold_seconds(config), now)
+        if claimed is None:  # another worker claimed it since the read
             return None
-        delivery.attempts, delivery.run_trigger = claimed[0]
+        delivery.attempts, delivery.run_trigger = claimed
         if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
             run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
         WebhookDeliveryAttempt.insert_row(
