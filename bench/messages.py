@@ -73,17 +73,28 @@ def token(shop: int) -> str:
 def fixture(shops: int) -> dict:
     """A shop per round: the send-rate check counts a shop's sends of the last minute, so rounds
     sharing one shop would each pay for the rounds before them."""
-    return {"tenants": [{
-        "id": f"bench{i}", "name": "Bench", "send_rate_per_minute": 1_000_000,
-        "api_keys": [{"id": f"key_bench{i}", "token": token(i), "scopes": ["messages.write"]}],
-        "customers": [{"id": 1 + i, "display_name": "Ann", "email": "ann@example.com"}],
-        "tickets": [{"id": str(1001 + i), "customer_id": 1 + i, "subject": "Screen"}]} for i in range(shops)]}
+    return {
+        "tenants": [
+            {
+                "id": f"bench{i}",
+                "name": "Bench",
+                "send_rate_per_minute": 1_000_000,
+                "api_keys": [{"id": f"key_bench{i}", "token": token(i), "scopes": ["messages.write"]}],
+                "customers": [{"id": 1 + i, "display_name": "Ann", "email": "ann@example.com"}],
+                "tickets": [{"id": str(1001 + i), "customer_id": 1 + i, "subject": "Screen"}],
+            }
+            for i in range(shops)
+        ]
+    }
 
 
 def start_sink(port: int) -> subprocess.Popen:
     """aiosmtpd in its own process, discarding what it accepts, so it competes with neither side."""
-    sink = subprocess.Popen([sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}", "-c",
-                             "aiosmtpd.handlers.Sink"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sink = subprocess.Popen(
+        [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}", "-c", "aiosmtpd.handlers.Sink"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -104,24 +115,35 @@ class Pipeline:
 
         self.client = create_app().test_client()
         load_fixture(fixture(rounds + 1))
-        self.consumer = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env=env,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.consumer = subprocess.Popen(
+            [sys.executable, "-m", "tasks"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(2)  # let the consumer start before any clock does
         self.round(rounds, 50, 60)  # warm up (first imports, connections), on a shop of its own
 
     def sent(self, shop: int) -> int:
         from shop.models import Message
 
-        return Message.select().where((Message.tenant == f"bench{shop}")
-                                      & (Message.delivery_status == "sent")).count()
+        return (
+            Message.select()
+            .where((Message.tenant == f"bench{shop}") & (Message.delivery_status == "sent"))
+            .count()
+        )
 
     def round(self, shop: int, count: int, timeout: float) -> float:
         """Messages per second from the first POST until the server accepted the last one."""
         headers, ticket = {"Authorization": f"Bearer {token(shop)}"}, str(1001 + shop)
         started = time.perf_counter()
         for i in range(count):
-            response = self.client.post("/api/v1/messages/send", headers=headers,
-                                        json={"ticket_id": ticket, "channel": "email", "body": f"Ready {i}"})
+            response = self.client.post(
+                "/api/v1/messages/send",
+                headers=headers,
+                json={"ticket_id": ticket, "channel": "email", "body": f"Ready {i}"},
+            )
             assert response.status_code == 202, response.get_data(as_text=True)
         while self.sent(shop) < count and time.perf_counter() - started < timeout:
             time.sleep(0.01)
@@ -143,9 +165,15 @@ def main() -> None:
     sink = start_sink(port)
     rounds = []
     try:
-        env = {**os.environ, "SHOP_INSTANCE_PATH": str(folder), "SHOP_DATABASE": str(folder / "b.sqlite3"),
-               "SHOP_SECRET_KEY": "bench", "SHOP_SMTP_URL": f"smtp://127.0.0.1:{port}",
-               "SHOP_RATE_LIMIT_CAPACITY": "1000000000", "SHOP_RATE_LIMIT_REFILL": "1000000000"}
+        env = {
+            **os.environ,
+            "SHOP_INSTANCE_PATH": str(folder),
+            "SHOP_DATABASE": str(folder / "b.sqlite3"),
+            "SHOP_SECRET_KEY": "bench",
+            "SHOP_SMTP_URL": f"smtp://127.0.0.1:{port}",
+            "SHOP_RATE_LIMIT_CAPACITY": "1000000000",
+            "SHOP_RATE_LIMIT_REFILL": "1000000000",
+        }
         os.environ.update(env)
         pipeline = Pipeline(env, args.rounds)
         try:
@@ -153,10 +181,15 @@ def main() -> None:
                 one = baseline(port, args.count, per_message=False)
                 per = baseline(port, args.count, per_message=True)
                 ours = pipeline.round(shop, args.count, args.timeout)
-                rounds.append({"smtplib_one_connection_per_s": round(one, 1),
-                               "smtplib_connection_per_message_per_s": round(per, 1),
-                               "pipeline_per_s": round(ours, 1), "ratio": round(ours / one, 3),
-                               "ratio_vs_connection_per_message": round(ours / per, 3)})
+                rounds.append(
+                    {
+                        "smtplib_one_connection_per_s": round(one, 1),
+                        "smtplib_connection_per_message_per_s": round(per, 1),
+                        "pipeline_per_s": round(ours, 1),
+                        "ratio": round(ours / one, 3),
+                        "ratio_vs_connection_per_message": round(ours / per, 3),
+                    }
+                )
         finally:
             pipeline.stop()
     finally:
@@ -164,11 +197,22 @@ def main() -> None:
         sink.wait(timeout=10)
         shutil.rmtree(folder, ignore_errors=True)
     ratio = statistics.median(r["ratio"] for r in rounds)
-    print(json.dumps({"messages_per_round": args.count, "rounds": rounds, "median_ratio": ratio,
-                      "median_ratio_vs_connection_per_message": statistics.median(
-                          r["ratio_vs_connection_per_message"] for r in rounds),
-                      "goal": GOAL, "met": ratio >= GOAL,
-                      "load_average": [round(x, 2) for x in os.getloadavg()]}, indent=2))
+    print(
+        json.dumps(
+            {
+                "messages_per_round": args.count,
+                "rounds": rounds,
+                "median_ratio": ratio,
+                "median_ratio_vs_connection_per_message": statistics.median(
+                    r["ratio_vs_connection_per_message"] for r in rounds
+                ),
+                "goal": GOAL,
+                "met": ratio >= GOAL,
+                "load_average": [round(x, 2) for x in os.getloadavg()],
+            },
+            indent=2,
+        )
+    )
     sys.exit(0 if ratio >= GOAL else 1)
 
 

@@ -40,10 +40,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=15, help="batches per endpoint and size (default 15)")
     parser.add_argument("--child", nargs=2, metavar=("ROWS", "INBOX"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not (1 <= args.small <= args.large <= 1_000_000 and 5 <= args.requests <= 1_000
-            and 1 <= args.rounds <= 50):
-        parser.error("keep it bounded: 1 <= small <= large <= 1,000,000 rows, 5..1,000 requests a batch, "
-                     "1..50 rounds")
+    if not (
+        1 <= args.small <= args.large <= 1_000_000 and 5 <= args.requests <= 1_000 and 1 <= args.rounds <= 50
+    ):
+        parser.error(
+            "keep it bounded: 1 <= small <= large <= 1,000,000 rows, 5..1,000 requests a batch, 1..50 rounds"
+        )
     return args
 
 
@@ -60,21 +62,43 @@ def fill(rows: int, inbox: str) -> None:
     load_fixture({"tenants": [{"id": "bench", "name": "Bench", "api_keys": [key], "tickets": ticket_rows}]})
     visible = [i for i in range(1, tickets + 1) if i not in hidden]
     hidden_list, rng, start = sorted(hidden), random.Random(7), datetime(2026, 1, 1)
-    fields = [Notification.tenant, Notification.scope, Notification.ticket, Notification.type,
-              Notification.message, Notification.read, Notification.archived, Notification.archived_at,
-              Notification.created_at]
+    fields = [
+        Notification.tenant,
+        Notification.scope,
+        Notification.ticket,
+        Notification.type,
+        Notification.message,
+        Notification.read,
+        Notification.archived,
+        Notification.archived_at,
+        Notification.created_at,
+    ]
     batch = []
     with db.atomic():
         for i in range(rows):
             draw = rng.random()
-            ticket = rng.choice(hidden_list) if draw < HIDDEN_SHARE else (
-                None if draw < HIDDEN_SHARE + 0.1 else rng.choice(visible))
+            ticket = (
+                rng.choice(hidden_list)
+                if draw < HIDDEN_SHARE
+                else (None if draw < HIDDEN_SHARE + 0.1 else rng.choice(visible))
+            )
             age = rows - 1 - i  # 0 is the newest row
             archived = inbox == "triaged" and age >= ACTIVE
             read = archived or (inbox == "triaged" and age >= UNREAD)
             created = start + timedelta(seconds=i)
-            batch.append(("bench", "global", ticket, "new_ticket", f"Notification {i}", read, archived,
-                          created if archived else None, created))
+            batch.append(
+                (
+                    "bench",
+                    "global",
+                    ticket,
+                    "new_ticket",
+                    f"Notification {i}",
+                    read,
+                    archived,
+                    created if archived else None,
+                    created,
+                )
+            )
             if len(batch) == 500:
                 Notification.insert_many(batch, fields=fields).execute()
                 batch = []
@@ -125,12 +149,18 @@ class Child:
 
     def __init__(self, rows: int, inbox: str):
         self.folder = tempfile.TemporaryDirectory(prefix="bench-notifications-")
-        env = {**os.environ, "SHOP_INSTANCE_PATH": self.folder.name, "SHOP_SECRET_KEY": "bench-secret",
-               "SHOP_DATABASE": str(Path(self.folder.name) / "shop.sqlite3"), "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ,
+            "SHOP_INSTANCE_PATH": self.folder.name,
+            "SHOP_SECRET_KEY": "bench-secret",
+            "SHOP_DATABASE": str(Path(self.folder.name) / "shop.sqlite3"),
+            "PYTHONPATH": str(ROOT),
+        }
         # -P: bench/ must not shadow the standard library (bench/platform.py would hide `platform`)
         command = [sys.executable, "-P", __file__, "--child", str(rows), inbox]
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         if self.process.stdout.readline().strip() != "ready":
             self.close()
             raise SystemExit(f"child {rows} {inbox} failed to start")
@@ -177,8 +207,10 @@ def main() -> int:
     met = True
     for inbox in ("triaged", "untriaged"):
         figures = measure(args, inbox)
-        print(f"\n{inbox} inbox ({'goal' if inbox == 'triaged' else 'no goal'}), ms: median of {args.rounds} "
-              f"alternating batches of {args.requests} requests")
+        print(
+            f"\n{inbox} inbox ({'goal' if inbox == 'triaged' else 'no goal'}), ms: median of {args.rounds} "
+            f"alternating batches of {args.requests} requests"
+        )
         print(f"{'':>8} {args.small:>10,} {args.large:>10,}  ratio")
         for name in PATHS:
             small, large = figures[args.small, name], figures[args.large, name]
@@ -186,8 +218,10 @@ def main() -> int:
             if inbox == "triaged" and name != "me":
                 met = met and large / small <= GOAL
         found = figures["found"]
-        print(f"unread counted: {found[args.small, 'count']:,} / {found[args.large, 'count']:,}; "
-              f"page rows: {found[args.small, 'page']} / {found[args.large, 'page']}")
+        print(
+            f"unread counted: {found[args.small, 'count']:,} / {found[args.large, 'count']:,}; "
+            f"page rows: {found[args.small, 'page']} / {found[args.large, 'page']}"
+        )
     print(f"\nload average after: {Path('/proc/loadavg').read_text().split()[:3]}")
     print(f"goal (triaged count and page ratio <= {GOAL}): {'met' if met else 'MISSED'}")
     return 0 if met else 1

@@ -16,8 +16,14 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "sk_test_bench_webhooks_0001"
-URLS = ["https://hooks.example.com/repair-shop", "https://0x7f.1/x", "https://[::ffff:10.0.0.1]/x",
-        "https://8.8.8.8:8443/hook?a=1", "https://bücher.example/x", "https://user:pw@example.com/"]
+URLS = [
+    "https://hooks.example.com/repair-shop",
+    "https://0x7f.1/x",
+    "https://[::ffff:10.0.0.1]/x",
+    "https://8.8.8.8:8443/hook?a=1",
+    "https://bücher.example/x",
+    "https://user:pw@example.com/",
+]
 
 
 def parse_args() -> argparse.Namespace:
@@ -42,9 +48,13 @@ def timed(fn, count: int, max_seconds: float) -> float:
 
 def setup_environment() -> str:
     folder = tempfile.mkdtemp(prefix="bench-webhooks-")
-    os.environ.update(SHOP_INSTANCE_PATH=folder, SHOP_DATABASE=os.path.join(folder, "shop.sqlite3"),
-                      SHOP_SECRET_KEY="bench-secret-key", SHOP_RATE_LIMIT_CAPACITY="1000000000",
-                      SHOP_RATE_LIMIT_REFILL="1000000000")
+    os.environ.update(
+        SHOP_INSTANCE_PATH=folder,
+        SHOP_DATABASE=os.path.join(folder, "shop.sqlite3"),
+        SHOP_SECRET_KEY="bench-secret-key",
+        SHOP_RATE_LIMIT_CAPACITY="1000000000",
+        SHOP_RATE_LIMIT_REFILL="1000000000",
+    )
     # bench/platform.py would shadow the standard `platform` module: import from the root instead
     sys.path[0] = str(ROOT)
     return folder
@@ -60,8 +70,17 @@ def main() -> int:
 
         app = create_app()
         scopes = ["webhooks.read", "webhooks.write", "tickets.read"]
-        load_fixture({"tenants": [{"id": "bench", "name": "Bench", "api_keys": [
-            {"id": "key_bench", "token": TOKEN, "scopes": scopes}]}]})
+        load_fixture(
+            {
+                "tenants": [
+                    {
+                        "id": "bench",
+                        "name": "Bench",
+                        "api_keys": [{"id": "key_bench", "token": TOKEN, "scopes": scopes}],
+                    }
+                ]
+            }
+        )
         client = app.test_client()
         headers = {"Authorization": f"Bearer {TOKEN}"}
         body = {"url": URLS[0], "events": ["ticket.created"]}
@@ -78,17 +97,24 @@ def main() -> int:
                     pass
 
         figures = {
-            "GET /api/v1/me (baseline)": timed(lambda: check(client.get("/api/v1/me", headers=headers), 200),
-                                               args.count, args.max_seconds),
-            "POST /api/v1/webhooks": timed(lambda: check(client.post("/api/v1/webhooks", json=body,
-                                                                     headers=headers), 201),
-                                           args.count, args.max_seconds),
+            "GET /api/v1/me (baseline)": timed(
+                lambda: check(client.get("/api/v1/me", headers=headers), 200), args.count, args.max_seconds
+            ),
+            "POST /api/v1/webhooks": timed(
+                lambda: check(client.post("/api/v1/webhooks", json=body, headers=headers), 201),
+                args.count,
+                args.max_seconds,
+            ),
             "GET /api/v1/webhooks (25 per page)": timed(
                 lambda: check(client.get("/api/v1/webhooks", headers=headers), 200),
-                args.count, args.max_seconds),
+                args.count,
+                args.max_seconds,
+            ),
             "GET /api/v1/webhooks/event_types": timed(
                 lambda: check(client.get("/api/v1/webhooks/event_types", headers=headers), 200),
-                args.count, args.max_seconds),
+                args.count,
+                args.max_seconds,
+            ),
         }
         baseline = figures["GET /api/v1/me (baseline)"]
         for name, rate in figures.items():

@@ -19,8 +19,9 @@ class RecordId(ma.fields.Field):
         if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT32_MAX:
-            raise ma.ValidationError(f"Must be a record id: a positive integer or digit string up to "
-                                     f"{INT32_MAX}.")
+            raise ma.ValidationError(
+                f"Must be a record id: a positive integer or digit string up to {INT32_MAX}."
+            )
         return value
 
 
@@ -185,4 +186,3 @@ class LeadConverted(Schema):
     customer_id = RecordId()
     ticket_id = RecordId()
     subject = Str(allow_none=True, validate=Length(max=255))
-

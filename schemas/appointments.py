@@ -31,8 +31,13 @@ def _code(code: str, **kwargs) -> dict:
 class LocalDate(ma.fields.Field):
     """A real calendar date written YYYY-MM-DD (2026-02-30 is refused)."""
 
-    OPENAPI = {"type": "string", "format": "date", "pattern": f"^{DATE_PATTERN.pattern}$", "maxLength": 10,
-               "example": "2026-12-01"}
+    OPENAPI = {
+        "type": "string",
+        "format": "date",
+        "pattern": f"^{DATE_PATTERN.pattern}$",
+        "maxLength": 10,
+        "example": "2026-12-01",
+    }
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, str) or not DATE_PATTERN.fullmatch(value):
@@ -73,8 +78,13 @@ class Duration(ma.fields.Field):
 class TicketRef(ma.fields.Field):
     """A ticket id: a non-empty string, or a positive integer given as its digit string."""
 
-    OPENAPI = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 255},
-                         {"type": "integer", "minimum": 1, "maximum": INT32_MAX}], "example": "1001"}
+    OPENAPI = {
+        "anyOf": [
+            {"type": "string", "minLength": 1, "maxLength": 255},
+            {"type": "integer", "minimum": 1, "maximum": INT32_MAX},
+        ],
+        "example": "1001",
+    }
 
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, int) and not isinstance(value, bool):
@@ -87,13 +97,21 @@ class TicketRef(ma.fields.Field):
 
 
 def _text(max_length: int, required: bool = False, allow_none: bool = True, minimum: int = 0, **kwargs):
-    return ma.fields.String(required=required, allow_none=allow_none,
-                            validate=ma.validate.Length(min=minimum, max=max_length), **kwargs)
+    return ma.fields.String(
+        required=required,
+        allow_none=allow_none,
+        validate=ma.validate.Length(min=minimum, max=max_length),
+        **kwargs,
+    )
 
 
 def _email(**kwargs):
-    return ma.fields.String(allow_none=True, validate=[ma.validate.Length(max=320), ma.validate.Email()],
-                            metadata={"format": "email"}, **kwargs)
+    return ma.fields.String(
+        allow_none=True,
+        validate=[ma.validate.Length(max=320), ma.validate.Email()],
+        metadata={"format": "email"},
+        **kwargs,
+    )
 
 
 class AppointmentQueryArgsSchema(PaginationArgsSchema):
@@ -101,8 +119,9 @@ class AppointmentQueryArgsSchema(PaginationArgsSchema):
     date_to = LocalDate(**_code("invalid_date_to"))
     status = ma.fields.String(validate=ma.validate.OneOf(STATUSES), **_code("invalid_status"))
     location_id = QueryInt32(**_code("invalid_location_id"))
-    customer_email = ma.fields.String(validate=ma.validate.Length(min=1, max=320),
-                                      **_code("invalid_customer_email"))
+    customer_email = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=320), **_code("invalid_customer_email")
+    )
     ticket_id = ma.fields.String(validate=ma.validate.Length(min=1, max=255), **_code("invalid_ticket_id"))
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
 
@@ -113,15 +132,25 @@ class SlotQueryArgsSchema(PaginationArgsSchema):
     date = LocalDate(required=True, **_code("invalid_date"))
     service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
-    explain = QueryBool(load_default=False, metadata={
-        "description": "true: every unavailable slot carries its `reasons`, and the slots a day-wide rule "
-                       "(closed day or date, booking window, the tech's hours) removes are listed too."})
+    explain = QueryBool(
+        load_default=False,
+        metadata={
+            "description": "true: every unavailable slot carries its `reasons`, and the slots a day-wide rule "
+            "(closed day or date, booking window, the tech's hours) removes are listed too."
+        },
+    )
 
 
 def _hold_id(description: str):
     not_a_hold = "Not a slot hold id (hold_...)."
-    return ma.fields.String(validate=ma.validate.Regexp(HOLD_ID_PATTERN, error=not_a_hold), metadata={
-        "pattern": HOLD_ID_PATTERN, "example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c", "description": description})
+    return ma.fields.String(
+        validate=ma.validate.Regexp(HOLD_ID_PATTERN, error=not_a_hold),
+        metadata={
+            "pattern": HOLD_ID_PATTERN,
+            "example": "hold_5f2c0e5b9a1d4c7e8f0a1b2c",
+            "description": description,
+        },
+    )
 
 
 class AppointmentCreateSchema(Schema):
@@ -134,8 +163,10 @@ class AppointmentCreateSchema(Schema):
     duration_minutes = Duration(load_default=30, **_code("invalid_duration_minutes"))
     notes = _text(5000)
     ticket_id = TicketRef(allow_none=True)
-    hold_id = _hold_id("A live slot hold for exactly this span: the booking takes its place (and its "
-                       "service, tech and buffers) and uses it up.")
+    hold_id = _hold_id(
+        "A live slot hold for exactly this span: the booking takes its place (and its "
+        "service, tech and buffers) and uses it up."
+    )
 
     @ma.post_load(pass_original=True)
     def duration_from_the_hold(self, data, original, **kwargs):
@@ -148,12 +179,14 @@ class AppointmentCreateSchema(Schema):
 class ActivityBookingSchema(AppointmentCreateSchema):
     """In-app booking (dashboard or online booking): the create body plus who and where."""
 
-    service_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40),
-                                  **_code("invalid_service_id"))
+    service_id = ma.fields.String(
+        allow_none=True, validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id")
+    )
     tech_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40))
     location_id = Int32(allow_none=True)
-    source = ma.fields.String(load_default="online_booking",
-                              validate=ma.validate.OneOf(("online_booking", "staff")))
+    source = ma.fields.String(
+        load_default="online_booking", validate=ma.validate.OneOf(("online_booking", "staff"))
+    )
     status = ma.fields.String(validate=ma.validate.OneOf(("scheduled", "pending", "confirmed")))
 
 
@@ -222,9 +255,23 @@ class AppointmentSchema(Schema):
 class SlotReasonSchema(Schema):
     """Why a slot is not offered, with the numbers behind it (explain=true)."""
 
-    code = ma.fields.String(metadata={"enum": [
-        "closed_day", "closed_date", "outside_hours", "min_notice", "too_far_ahead", "full", "held",
-        "tech_off", "tech_busy", "span_crosses_break", "buffer"]})
+    code = ma.fields.String(
+        metadata={
+            "enum": [
+                "closed_day",
+                "closed_date",
+                "outside_hours",
+                "min_notice",
+                "too_far_ahead",
+                "full",
+                "held",
+                "tech_off",
+                "tech_busy",
+                "span_crosses_break",
+                "buffer",
+            ]
+        }
+    )
     booked = ma.fields.Integer(metadata={"description": "Bookings in the fullest window the span covers"})
     held = ma.fields.Integer(metadata={"description": "Live holds in that window"})
     capacity = ma.fields.Integer(metadata={"description": "Places per slot (1 for a tech)"})
@@ -238,8 +285,12 @@ class SlotSchema(Schema):
     time = ma.fields.String(allow_none=True, metadata={"example": "09:30"})
     available = ma.fields.Boolean()
     remaining = ma.fields.Integer()
-    reasons = ma.fields.List(ma.fields.Nested(SlotReasonSchema), metadata={
-        "description": "Only with explain=true: why the slot is unavailable (empty when it is available)."})
+    reasons = ma.fields.List(
+        ma.fields.Nested(SlotReasonSchema),
+        metadata={
+            "description": "Only with explain=true: why the slot is unavailable (empty when it is available)."
+        },
+    )
 
 
 class SlotServiceSchema(Schema):
@@ -274,8 +325,12 @@ class SlotHoldCreateSchema(Schema):
     time = LocalTime(required=True, **_code("invalid_time"))
     service_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id"))
     tech_id = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
-    duration_minutes = Duration(metadata={"error_code": "invalid_duration_minutes",
-                                          "description": "Default: the service's minutes, else one slot."})
+    duration_minutes = Duration(
+        metadata={
+            "error_code": "invalid_duration_minutes",
+            "description": "Default: the service's minutes, else one slot.",
+        }
+    )
 
 
 class SlotHoldSchema(Schema):
@@ -288,8 +343,10 @@ class SlotHoldSchema(Schema):
     buffer_after_minutes = ma.fields.Integer(metadata={"example": 15})
     service_id = ma.fields.String(allow_none=True)
     tech_id = ma.fields.String(allow_none=True)
-    status = ma.fields.String(attribute="state", metadata={
-        "enum": ["active", "expired", "released", "consumed"], "example": "active"})
+    status = ma.fields.String(
+        attribute="state",
+        metadata={"enum": ["active", "expired", "released", "consumed"], "example": "active"},
+    )
     expires_at = Stamp(metadata={"example": "2026-11-25T12:10:00.000Z"})
     created_at = Stamp()
     appointment_id = ma.fields.Integer(allow_none=True, metadata={"description": "The booking that used it."})

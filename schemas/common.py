@@ -136,17 +136,26 @@ class PaginationArgsSchema(Schema):
     limit = QueryInteger(load_default=25, validate=ma.validate.Range(min=1, max=100))
     # a cursor is two base64url parts; the bound keeps a request line with every filter at its
     # longest under the server's limit (see shop/gunicorn_conf.py), far above any cursor issued
-    cursor = ma.fields.String(load_default=None, validate=[
-        ma.validate.Length(min=1, max=CURSOR_MAX_LENGTH), ma.validate.Regexp(CURSOR_PATTERN)],
-        metadata={"error_code": "invalid_cursor", "array_code": "invalid_cursor",
-                  "description": "The next_cursor of the previous page, unchanged."})
+    cursor = ma.fields.String(
+        load_default=None,
+        validate=[ma.validate.Length(min=1, max=CURSOR_MAX_LENGTH), ma.validate.Regexp(CURSOR_PATTERN)],
+        metadata={
+            "error_code": "invalid_cursor",
+            "array_code": "invalid_cursor",
+            "description": "The next_cursor of the previous page, unchanged.",
+        },
+    )
 
 
 def list_schema(item_schema, name: str):
     """A list envelope schema around one item schema (for the OpenAPI document)."""
-    return type(name, (Schema,), {
-        "object": ma.fields.Constant("list"),
-        "data": ma.fields.List(ma.fields.Nested(item_schema)),
-        "has_more": ma.fields.Boolean(),
-        "next_cursor": ma.fields.String(allow_none=True),
-    })
+    return type(
+        name,
+        (Schema,),
+        {
+            "object": ma.fields.Constant("list"),
+            "data": ma.fields.List(ma.fields.Nested(item_schema)),
+            "has_more": ma.fields.Boolean(),
+            "next_cursor": ma.fields.String(allow_none=True),
+        },
+    )

@@ -95,19 +95,27 @@ class SuppressionFixture(Schema):
 
 
 class WebhookSubscriptionFixture(Schema):
-    id = Str(validate=ma.validate.Regexp(r"^whsub_[A-Za-z0-9_-]{8,34}$",
-                                         error="Subscription ids are whsub_ and 8 to 34 characters."))
+    id = Str(
+        validate=ma.validate.Regexp(
+            r"^whsub_[A-Za-z0-9_-]{8,34}$", error="Subscription ids are whsub_ and 8 to 34 characters."
+        )
+    )
     url = Str(required=True)
     events = EventTypes(required=True)
     description = Str(allow_none=True, validate=ma.validate.Length(max=500))
     enabled = Bool(load_default=True)
     api_version = Str(validate=ma.validate.OneOf(API_VERSIONS))
-    signing_secret = Str(validate=ma.validate.Regexp(r"^whsec_[A-Za-z0-9_-]{16,200}$",
-                                                     error="A signing secret is whsec_ and 16 to 200 "
-                                                           "URL-safe characters."))
+    signing_secret = Str(
+        validate=ma.validate.Regexp(
+            r"^whsec_[A-Za-z0-9_-]{16,200}$",
+            error="A signing secret is whsec_ and 16 to 200 URL-safe characters.",
+        )
+    )
     last_error = Str(allow_none=True)
     disabled_at = AwareDateTime(allow_none=True)
     created_at = AwareDateTime()
+
+
 HHMM = r"^([01]\d|2[0-3]):[0-5]\d$|^24:00$"
 WEEKDAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -116,8 +124,13 @@ def _intervals(value) -> None:
     """A day's hours: [["09:00", "12:00"], ...], each start before its end, in order, not overlapping."""
     last_end = ""
     for pair in value:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) for t in pair)
-                and all(re.match(HHMM, t) for t in pair) and last_end <= pair[0] < pair[1]):
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(isinstance(t, str) for t in pair)
+            and all(re.match(HHMM, t) for t in pair)
+            and last_end <= pair[0] < pair[1]
+        ):
             raise ma.ValidationError(f"{pair!r} is not an [start, end] pair of HH:MM after the one before.")
         last_end = pair[1]
 
@@ -158,8 +171,11 @@ class BookingFixture(Schema):
     capacity = ma.fields.Integer(strict=True, load_default=1, validate=Positive)
     max_days_ahead = ma.fields.Integer(strict=True, load_default=60, validate=ma.validate.Range(min=0))
     min_notice_minutes = ma.fields.Integer(strict=True, load_default=0, validate=ma.validate.Range(min=0))
-    hold_minutes = ma.fields.Integer(strict=True, load_default=HOLD_MINUTES_DEFAULT,
-                                     validate=ma.validate.Range(min=1, max=HOLD_MINUTES_MAX))
+    hold_minutes = ma.fields.Integer(
+        strict=True,
+        load_default=HOLD_MINUTES_DEFAULT,
+        validate=ma.validate.Range(min=1, max=HOLD_MINUTES_MAX),
+    )
     hours = Hours
     closed_dates = ma.fields.List(ma.fields.Date(), load_default=list)
     services = ma.fields.List(ma.fields.Nested(BookingServiceFixture), load_default=list)
@@ -196,8 +212,9 @@ class AppointmentFixture(Schema):
 
 
 def _currency(**kwargs):
-    return Str(validate=ma.validate.Regexp(r"^[a-z]{3}$", error="A lower-case ISO 4217 code such as usd."),
-               **kwargs)
+    return Str(
+        validate=ma.validate.Regexp(r"^[a-z]{3}$", error="A lower-case ISO 4217 code such as usd."), **kwargs
+    )
 
 
 class InvoiceFixture(Schema):
@@ -282,8 +299,7 @@ class TenantFixture(Schema):
     leads = ma.fields.List(ma.fields.Nested(LeadFixture), load_default=list)
     webhook_subscriptions = ma.fields.List(ma.fields.Nested(WebhookSubscriptionFixture), load_default=list)
     notifications = ma.fields.List(ma.fields.Nested(NotificationFixture), load_default=list)
-    send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True,
-                                             validate=ma.validate.Range(min=1))
+    send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True, validate=ma.validate.Range(min=1))
     booking = ma.fields.Nested(BookingFixture, allow_none=True)
     appointments = ma.fields.List(ma.fields.Nested(AppointmentFixture), load_default=list)
 

@@ -51,8 +51,10 @@ class ConversationQueryArgsSchema(PaginationArgsSchema):
 
 def _text_required(limit: int) -> dict:
     """content or body (aliases), one of them at least, each at most `limit` characters."""
-    return {"properties": {"content": {"maxLength": limit}, "body": {"maxLength": limit}},
-            "anyOf": [{"required": ["content"]}, {"required": ["body"]}]}
+    return {
+        "properties": {"content": {"maxLength": limit}, "body": {"maxLength": limit}},
+        "anyOf": [{"required": ["content"]}, {"required": ["body"]}],
+    }
 
 
 class MessageSendSchema(Schema):
@@ -60,19 +62,37 @@ class MessageSendSchema(Schema):
 
     # the per-channel rules the pipeline enforces, for the document: SMS needs `to` (at most 50)
     # and takes no subject; email's `to`, if sent, is the customer's address
-    OPENAPI = {"oneOf": [
-        {"title": "SMS", **_text_required(1_600), "required": ["to"], "not": {"required": ["subject"]},
-         "properties": {**_text_required(1_600)["properties"], "channel": {"enum": ["sms"]},
-                        "to": {"maxLength": 50}}},
-        {"title": "Email", **_text_required(100_000),
-         "properties": {**_text_required(100_000)["properties"], "channel": {"enum": ["email"]},
-                        "to": {"format": "email"}}},
-    ]}
+    OPENAPI = {
+        "oneOf": [
+            {
+                "title": "SMS",
+                **_text_required(1_600),
+                "required": ["to"],
+                "not": {"required": ["subject"]},
+                "properties": {
+                    **_text_required(1_600)["properties"],
+                    "channel": {"enum": ["sms"]},
+                    "to": {"maxLength": 50},
+                },
+            },
+            {
+                "title": "Email",
+                **_text_required(100_000),
+                "properties": {
+                    **_text_required(100_000)["properties"],
+                    "channel": {"enum": ["email"]},
+                    "to": {"format": "email"},
+                },
+            },
+        ]
+    }
 
-    ticket_id = Str(required=True, validate=ma.validate.Length(min=1, max=255),
-                    metadata={"example": "1001"})
-    channel = Str(required=True, validate=ma.validate.OneOf(("sms", "email")),
-                  metadata={"error_code": "invalid_channel", "example": "sms"})
+    ticket_id = Str(required=True, validate=ma.validate.Length(min=1, max=255), metadata={"example": "1001"})
+    channel = Str(
+        required=True,
+        validate=ma.validate.OneOf(("sms", "email")),
+        metadata={"error_code": "invalid_channel", "example": "sms"},
+    )
     content = Str(validate=ma.validate.Length(max=100_000), metadata={"example": "Your phone is ready."})
     body = Str(validate=ma.validate.Length(max=100_000))
     to = Str(validate=ma.validate.Length(min=1, max=320), metadata={"example": "+15555550100"})

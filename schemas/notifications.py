@@ -42,10 +42,15 @@ class NotificationScopeArgsSchema(Schema):
         unknown = ma.EXCLUDE
 
     # a string here so that an array or object is invalid_query; a wrong string is invalid_scope
-    scope = Str(load_default="global", metadata={"description": "`global` (default) or `user`.",
-                                                 "enum": ["global", "user"]})
-    user_email = Str(load_default=None, validate=ma.validate.Length(max=320),
-                     metadata={"description": "The teammate's email; required when scope=user."})
+    scope = Str(
+        load_default="global",
+        metadata={"description": "`global` (default) or `user`.", "enum": ["global", "user"]},
+    )
+    user_email = Str(
+        load_default=None,
+        validate=ma.validate.Length(max=320),
+        metadata={"description": "The teammate's email; required when scope=user."},
+    )
 
 
 class NotificationQueryArgsSchema(NotificationScopeArgsSchema, PaginationArgsSchema):
@@ -67,8 +72,11 @@ class NotificationInputSchema(Schema):
     user_email = Str(allow_none=True, load_default=None, validate=ma.validate.Length(min=1, max=320))
     type = Str(allow_none=True, load_default=None, validate=ma.validate.Length(max=64))
     message = Str(allow_none=True, load_default=None, validate=ma.validate.Length(max=10_000))
-    ticket_id = Str(allow_none=True, load_default=None,
-                    validate=ma.validate.Regexp(r"^[1-9][0-9]{0,9}$", error="Ticket ids are digit strings."))
+    ticket_id = Str(
+        allow_none=True,
+        load_default=None,
+        validate=ma.validate.Regexp(r"^[1-9][0-9]{0,9}$", error="Ticket ids are digit strings."),
+    )
     from_email = Str(allow_none=True, load_default=None, validate=ma.validate.Length(max=320))
     details = ma.fields.Dict(allow_none=True, load_default=None)
 

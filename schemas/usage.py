@@ -26,20 +26,30 @@ class ApiUsageSchema(Schema):
     tenant_id = ma.fields.String()
     window = ma.fields.Nested(UsageWindowSchema)
     total_requests = ma.fields.Integer()
-    by_status_class = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(),
-                                     metadata={"example": {"2xx": 9, "4xx": 1, "5xx": 0, "other": 0}})
+    by_status_class = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Integer(),
+        metadata={"example": {"2xx": 9, "4xx": 1, "5xx": 0, "other": 0}},
+    )
     error_count = ma.fields.Integer()
     error_rate = ma.fields.Float()
-    duration_ms = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(),
-                                 metadata={"example": {"total": 120, "avg": 12, "max": 40}})
+    duration_ms = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Integer(),
+        metadata={"example": {"total": 120, "avg": 12, "max": 40}},
+    )
     distinct_keys = ma.fields.Integer()
     by_key = ma.fields.List(ma.fields.Nested(UsageByKeySchema))
 
 
 def _lenient(description: str):
-    return ma.fields.String(validate=ma.validate.Length(max=USAGE_PARAM_MAX_LENGTH), metadata={
-        "description": f"{description} A malformed value is ignored and the default applies.",
-        "x-ignored-when-malformed": True})
+    return ma.fields.String(
+        validate=ma.validate.Length(max=USAGE_PARAM_MAX_LENGTH),
+        metadata={
+            "description": f"{description} A malformed value is ignored and the default applies.",
+            "x-ignored-when-malformed": True,
+        },
+    )
 
 
 class UsageQueryDocSchema(Schema):

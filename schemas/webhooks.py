@@ -28,31 +28,40 @@ class StrictBoolean(ma.fields.Boolean):
 class EventTypes(ma.fields.Field):
     """A non-empty array of known event type names, or exactly ["*"]."""
 
-    OPENAPI = {"anyOf": [
-        {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(EVENT_TYPES)}},
-        {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "string", "enum": [WILDCARD]}},
-    ]}
+    OPENAPI = {
+        "anyOf": [
+            {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(EVENT_TYPES)}},
+            {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "string", "enum": [WILDCARD]}},
+        ]
+    }
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, list) or not value:
-            raise ma.ValidationError("Must be a non-empty array of event type names, or [\"*\"].")
+            raise ma.ValidationError('Must be a non-empty array of event type names, or ["*"].')
         if not all(isinstance(item, str) for item in value):
-            raise ma.ValidationError("Every element must be a string (an event type name or \"*\").")
+            raise ma.ValidationError('Every element must be a string (an event type name or "*").')
         if WILDCARD in value and len(value) > 1:
-            raise ma.ValidationError("\"*\" subscribes to every event and must be the only element.")
+            raise ma.ValidationError('"*" subscribes to every event and must be the only element.')
         unknown = [item for item in value if item != WILDCARD and item not in EVENT_TYPES]
         if unknown:
-            raise ma.ValidationError(f"Unknown event type {unknown[0]!r}; "
-                                     "see GET /api/v1/webhooks/event_types.")
+            raise ma.ValidationError(
+                f"Unknown event type {unknown[0]!r}; see GET /api/v1/webhooks/event_types."
+            )
         return list(dict.fromkeys(value))  # a repeated name subscribes once
 
 
 def _url_field(**kwargs):
     # the shape only: the host must also be public (no private, loopback or metadata address)
-    return ma.fields.String(metadata={"example": "https://hooks.example.com/repair-shop", "format": "uri",
-                                      "pattern": "^https://", "maxLength": MAX_URL_LENGTH,
-                                      "description": "A public HTTPS URL; private, loopback and cloud "
-                                                     "metadata addresses are refused."}, **kwargs)
+    return ma.fields.String(
+        metadata={
+            "example": "https://hooks.example.com/repair-shop",
+            "format": "uri",
+            "pattern": "^https://",
+            "maxLength": MAX_URL_LENGTH,
+            "description": "A public HTTPS URL; private, loopback and cloud metadata addresses are refused.",
+        },
+        **kwargs,
+    )
 
 
 class WebhookCreateSchema(Schema):
@@ -90,8 +99,9 @@ class WebhookWithSecretSchema(WebhookSubscriptionSchema):
 
 
 class WebhookRotatedSchema(WebhookWithSecretSchema):
-    previous_signing_secret_expires_at = Stamp(attribute="previous_secret_expires_at", allow_none=True,
-                                               metadata=TIMESTAMP)
+    previous_signing_secret_expires_at = Stamp(
+        attribute="previous_secret_expires_at", allow_none=True, metadata=TIMESTAMP
+    )
     signing_secret_generation = ma.fields.Integer(attribute="secret_generation", metadata={"example": 2})
 
 
@@ -164,17 +174,25 @@ class WebhookDeliveryAttemptSchema(Schema):
     id = ma.fields.String(metadata={"example": "whatt_5f2c0e5b9a1d4c7e8f0a1b2c"})
     delivery_id = ma.fields.String(metadata={"example": "whd_5f2c0e5b9a1d4c7e8f0a1b2c"})
     subscription_id = ma.fields.String()
-    number = ma.fields.Integer(metadata={"description": "1 for the first attempt of a run; a redeliver "
-                                                        "or a recovery starts a new run at 1"})
+    number = ma.fields.Integer(
+        metadata={
+            "description": "1 for the first attempt of a run; a redeliver or a recovery starts a new run at 1"
+        }
+    )
     trigger = ma.fields.String(metadata={"enum": list(ATTEMPT_TRIGGERS)})
-    status = ma.fields.String(metadata={"enum": list(ATTEMPT_STATUSES),
-                                        "description": "started until the outcome is written; "
-                                                       "interrupted when a stopped worker cut it off"})
+    status = ma.fields.String(
+        metadata={
+            "enum": list(ATTEMPT_STATUSES),
+            "description": "started until the outcome is written; "
+            "interrupted when a stopped worker cut it off",
+        }
+    )
     started_at = _timestamp()
     finished_at = _timestamp(allow_none=True)
     duration_ms = ma.fields.Integer(allow_none=True)
-    address = ma.fields.String(allow_none=True, metadata={"description": "the vetted IP address the "
-                                                                         "attempt connected to"})
+    address = ma.fields.String(
+        allow_none=True, metadata={"description": "the vetted IP address the attempt connected to"}
+    )
     request_headers = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.String())
     response_status = ma.fields.Integer(allow_none=True)
     response_headers = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.String(), allow_none=True)
@@ -193,7 +211,8 @@ class WebhookRecoverSchema(Schema):
     statuses = ma.fields.List(
         ma.fields.String(validate=ma.validate.OneOf(TERMINAL)),
         validate=ma.validate.Length(min=1, max=len(TERMINAL)),
-        metadata={"description": "terminal statuses to re-queue (default dead and failed)"})
+        metadata={"description": "terminal statuses to re-queue (default dead and failed)"},
+    )
     dry_run = StrictBoolean(load_default=False)
 
 
@@ -226,8 +245,9 @@ class WebhookEndpointStatsSchema(Schema):
     attempts = ma.fields.Integer()
     delivered = ma.fields.Integer(metadata={"description": "attempts answered with a 2xx"})
     failed = ma.fields.Integer(metadata={"description": "attempts that failed or were interrupted"})
-    success_rate = ma.fields.Float(allow_none=True, metadata={"description": "delivered / finished "
-                                                                             "attempts; null without any"})
+    success_rate = ma.fields.Float(
+        allow_none=True, metadata={"description": "delivered / finished attempts; null without any"}
+    )
     p50_response_ms = ma.fields.Integer(allow_none=True)
     p95_response_ms = ma.fields.Integer(allow_none=True)
     last_success_at = _timestamp(allow_none=True)

@@ -60,11 +60,11 @@ def _check_schema(app: Flask) -> None:
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
-    app = ShopFlask(__name__, instance_path=config.root_path, instance_relative_config=True,
-                    static_folder=None)  # every path is under /api/v1: no /static route
+    app = ShopFlask(
+        __name__, instance_path=config.root_path, instance_relative_config=True, static_folder=None
+    )  # every path is under /api/v1: no /static route
     app.config.update(config)
-    app.config.update(API_TITLE="Repair-Shop Service API", API_VERSION="v1",
-                      OPENAPI_VERSION="3.0.3")
+    app.config.update(API_TITLE="Repair-Shop Service API", API_VERSION="v1", OPENAPI_VERSION="3.0.3")
     app.json.sort_keys = False
     app.session_interface = NoSessions()
     # a doubled slash is an unknown route (the JSON 404), not werkzeug's HTML 308 to the merged path

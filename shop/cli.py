@@ -51,8 +51,9 @@ def init_db() -> None:
         models.create_tables()
     except migrations.SchemaOutOfDate as error:
         raise click.ClickException(str(error)) from None
-    _print_json({"database": current_app.config["DATABASE"], "initialized": True,
-                 "schema_version": migrations.head()})
+    _print_json(
+        {"database": current_app.config["DATABASE"], "initialized": True, "schema_version": migrations.head()}
+    )
 
 
 @shop.command("migrate")
@@ -115,16 +116,19 @@ def key_create(tenant_id: str, scopes: tuple, no_scopes: bool, mode: str) -> Non
     """Create an API key and print its token (shown this once)."""
     # a key without scopes is refused by every resource: only make one when asked in so many words
     if not scopes and not no_scopes:
-        raise click.UsageError("give the key's scopes with --scope (repeat it per scope), "
-                               "or --no-scopes for a key without any scope.")
+        raise click.UsageError(
+            "give the key's scopes with --scope (repeat it per scope), "
+            "or --no-scopes for a key without any scope."
+        )
     if scopes and no_scopes:
         raise click.UsageError("--scope and --no-scopes contradict each other: give one of them.")
     try:
         created, token = create_key(tenant_id, list(scopes), mode=mode)
     except ApiError as error:
         raise click.ClickException(error.message) from None
-    _print_json({"id": created.id, "tenant": tenant_id, "mode": mode, "scopes": created.scopes,
-                 "token": token})
+    _print_json(
+        {"id": created.id, "tenant": tenant_id, "mode": mode, "scopes": created.scopes, "token": token}
+    )
 
 
 @key.command("revoke")
@@ -169,9 +173,13 @@ def activity(kind: str, tenant_id: str, data: str) -> None:
 
 @shop.command("worker")
 @click.option("--workers", default=4, show_default=True, help="Worker threads.")
-@click.option("--no-periodic", "no_periodic", is_flag=True,
-              help="Do not run the periodic tasks (sweeps, pruning): another consumer on the same "
-                   "database runs them. Give it to every consumer but one.")
+@click.option(
+    "--no-periodic",
+    "no_periodic",
+    is_flag=True,
+    help="Do not run the periodic tasks (sweeps, pruning): another consumer on the same "
+    "database runs them. Give it to every consumer but one.",
+)
 def worker(workers: int, no_periodic: bool) -> None:
     """Run the Huey consumer (the same as `huey_consumer tasks.huey`)."""
     # the consumer's entry is the tasks package, which the app never imports: it runs in our place
@@ -190,8 +198,9 @@ def demo(host: str, port: int) -> None:
         document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
         load_fixture(document)
     click.echo(demo_help(host, port))
-    env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"],
-               SHOP_INSTANCE_PATH=current_app.instance_path)
+    env = dict(
+        os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_INSTANCE_PATH=current_app.instance_path
+    )
     consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
     # a plain kill of the demo must take its consumer along, as Ctrl-C does
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -202,9 +211,19 @@ def demo(host: str, port: int) -> None:
         consumer.wait(timeout=10)
 
 
-DEMO_READS = ("/me", "/customers", "/messages/conversations", "/messages/conversations/10/messages",
-              "/appointments", "/appointments/slots?date={day}", "/notifications",
-              "/notifications/count", "/webhooks", "/webhooks/event_types", "/usage?by_key=true")
+DEMO_READS = (
+    "/me",
+    "/customers",
+    "/messages/conversations",
+    "/messages/conversations/10/messages",
+    "/appointments",
+    "/appointments/slots?date={day}",
+    "/notifications",
+    "/notifications/count",
+    "/webhooks",
+    "/webhooks/event_types",
+    "/usage?by_key=true",
+)
 DEMO_AUTH = "-H 'Authorization: Bearer sk_test_acme_demo_0001'"
 JSON_TYPE = "-H 'Content-Type: application/json'"
 
@@ -220,8 +239,12 @@ def demo_booking() -> dict | None:
     if free is None:
         return None
     day, time = free
-    return {"customer_name": "Ann Lee", "customer_phone": "+15555550100",
-            "scheduled_date": day.isoformat(), "scheduled_time": time}
+    return {
+        "customer_name": "Ann Lee",
+        "customer_phone": "+15555550100",
+        "scheduled_date": day.isoformat(),
+        "scheduled_time": time,
+    }
 
 
 def demo_help(host: str, port: int) -> str:
@@ -229,12 +252,21 @@ def demo_help(host: str, port: int) -> str:
     base = f"http://{host}:{port}/api/v1"
     booking = demo_booking()
     day = booking["scheduled_date"] if booking else clock.now().date().isoformat()
-    lines = [f"Demo shop loaded into {current_app.config['DATABASE']}",
-             "API key (all scopes): sk_test_acme_demo_0001", "Read:", f"  curl -s {base}/health"]
+    lines = [
+        f"Demo shop loaded into {current_app.config['DATABASE']}",
+        "API key (all scopes): sk_test_acme_demo_0001",
+        "Read:",
+        f"  curl -s {base}/health",
+    ]
     lines += [f"  curl -s {DEMO_AUTH} '{base}{path.format(day=day)}'" for path in DEMO_READS]
     lines.append("Write:")
-    lines.append(_curl_post(base, "/messages/send", {"ticket_id": "1001", "channel": "sms",
-                                                     "content": "Ready for pickup", "to": "+15555550100"}))
+    lines.append(
+        _curl_post(
+            base,
+            "/messages/send",
+            {"ticket_id": "1001", "channel": "sms", "content": "Ready for pickup", "to": "+15555550100"},
+        )
+    )
     if booking is not None:  # the first free slot at start-up: a fixed date would pass or fill up
         lines.append(_curl_post(base, "/appointments", booking))
     lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/notifications/50/read")
@@ -242,8 +274,10 @@ def demo_help(host: str, port: int) -> str:
     lines.append(_curl_post(base, "/webhooks", {"url": "https://YOUR-HOST/hook", "events": ["*"]}))
     lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/webhooks/WHSUB_ID/ping")
     lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
-    lines.append("  flask --app app shop activity ticket.status_changed --tenant acme --data "
-                 "'{\"id\": \"1001\", \"status\": \"Ready\", \"changed_by\": \"sam@acme.test\"}'")
+    lines.append(
+        "  flask --app app shop activity ticket.status_changed --tenant acme --data "
+        '\'{"id": "1001", "status": "Ready", "changed_by": "sam@acme.test"}\''
+    )
     return "\n".join(lines)
 
 

@@ -80,7 +80,7 @@ def database_path(config) -> str:
     if target.startswith(POSTGRES_SCHEMES):
         return "postgresql://" + target.split("://", 1)[1]
     if target.startswith("sqlite:///"):  # as peewee's db_url: sqlite:///rel/path, sqlite:////abs/path
-        target = target[len("sqlite:///"):]
+        target = target[len("sqlite:///") :]
     return str(Path(target).expanduser().resolve())
 
 

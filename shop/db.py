@@ -45,8 +45,10 @@ SYNCHRONOUS_COMMIT = ("off", "local", "remote_write", "remote_apply", "on")
 def postgres_options(busy_timeout_seconds: float, synchronous_commit: str = "on") -> str:
     """The settings of every PostgreSQL connection of the app and the queue (libpq `options`)."""
     if synchronous_commit not in SYNCHRONOUS_COMMIT:
-        raise ValueError(f"SHOP_DB_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT)}, "
-                         f"not {synchronous_commit!r}")
+        raise ValueError(
+            f"SHOP_DB_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT)}, "
+            f"not {synchronous_commit!r}"
+        )
     # a statement that waits longer than the busy timeout on a lock fails as SQLite's would; a commit
     # waits for its WAL flush unless the operator chose otherwise (docs/decisions.md)
     return f"-c lock_timeout={int(busy_timeout_seconds * 1000)} -c synchronous_commit={synchronous_commit}"
@@ -65,8 +67,9 @@ def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_com
         options = postgres_options(busy_timeout_seconds, synchronous_commit)
         db.initialize(Psycopg3Database(target, options=options, connect_timeout=10))
     else:
-        _sqlite.init(target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds,
-                     returning_clause=True)
+        _sqlite.init(
+            target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds, returning_clause=True
+        )
         db.initialize(_sqlite)
     writer_gate.timeout = busy_timeout_seconds
 
@@ -77,7 +80,7 @@ def on_postgres() -> bool:
 
 
 def backend() -> str:
-    """"postgres" or "sqlite": the key of a statement written once per backend."""
+    """ "postgres" or "sqlite": the key of a statement written once per backend."""
     return "postgres" if on_postgres() else "sqlite"
 
 
@@ -148,8 +151,9 @@ class WriterGate:
                     return fd
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise OperationalError("database is locked (waited for the writers of "
-                                               "other processes)") from None
+                        raise OperationalError(
+                            "database is locked (waited for the writers of other processes)"
+                        ) from None
                     time.sleep(pause)
                     pause = min(pause * 2, self.LONGEST_PAUSE)
         except BaseException:
@@ -167,8 +171,10 @@ class WriterGate:
                     return self._file[1]
                 self._close()
                 try:  # flock needs no write access: readable is enough; created as umask allows
-                    self._file = (path, os.open(f"{path}-writers", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC,
-                                                0o666))
+                    self._file = (
+                        path,
+                        os.open(f"{path}-writers", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o666),
+                    )
                 except OSError as error:
                     log.warning("writer gate off: cannot open %s-writers (%s)", path, error.strerror)
                     self._file = (path, None)
@@ -263,8 +269,9 @@ def serialize(*names) -> None:
     send rate) holds across processes and machines. Released at commit or rollback.
     """
     if on_postgres():
-        db.execute_sql("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                       (":".join(str(name) for name in names),))
+        db.execute_sql(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (":".join(str(name) for name in names),)
+        )
 
 
 def locked(query):

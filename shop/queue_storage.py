@@ -55,8 +55,10 @@ class SharedFileSqliteStorage(SqliteStorage):
         if self.filename is None and self._on_first_use is not None:
             self._on_first_use()
             if self.filename is None:  # the configured database is PostgreSQL: setup() swapped storages
-                raise RuntimeError("the queue is on PostgreSQL: run the consumer with `flask shop worker` "
-                                   "or `python -m tasks`")
+                raise RuntimeError(
+                    "the queue is on PostgreSQL: run the consumer with `flask shop worker` "
+                    "or `python -m tasks`"
+                )
         return self.filename
 
     def _create_connection(self):
@@ -117,8 +119,9 @@ class SharedFileSqliteStorage(SqliteStorage):
 
     def initialize_schema(self):
         marks = ",".join("?" * len(self.OWN_OBJECTS))
-        present = self.sql(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
-                           self.OWN_OBJECTS, results=True)[0][0]
+        present = self.sql(
+            f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})", self.OWN_OBJECTS, results=True
+        )[0][0]
         if present < len(self.OWN_OBJECTS):
             super().initialize_schema()
 
@@ -128,16 +131,21 @@ class SharedFileSqliteStorage(SqliteStorage):
 
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():
-            app_db.execute_sql("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
-                               (self.name, self.to_blob(data), priority or 0))
+            app_db.execute_sql(
+                "INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)",
+                (self.name, self.to_blob(data), priority or 0),
+            )
         else:
             super().enqueue(data, priority)
 
     DEQUEUE_LOOKAHEAD = 8  # candidates read at once: racing workers each find one still there
 
     def dequeue(self):
-        candidates = self.sql("SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?",
-                              (self.name, self.DEQUEUE_LOOKAHEAD), results=True)
+        candidates = self.sql(
+            "SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?",
+            (self.name, self.DEQUEUE_LOOKAHEAD),
+            results=True,
+        )
         for task_id, data in candidates:
             with writer_gate.held():  # one statement: SQLite's own transaction, no BEGIN or COMMIT
                 taken = self.conn.execute("DELETE FROM task WHERE id = ?", (task_id,)).rowcount
@@ -179,8 +187,10 @@ class SharedPostgresStorage(PostgresStorage):
 
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():
-            app_db.execute_sql(f"INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s)",
-                               (self.name, data, priority or 0))
+            app_db.execute_sql(
+                f"INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s)",
+                (self.name, data, priority or 0),
+            )
             app_db.execute_sql("SELECT pg_notify(%s, '')", (self.channel,))
         else:
             super().enqueue(data, priority)

@@ -23,8 +23,9 @@ def run(workers: int = 4, periodic: bool = True) -> None:
     setup(load_config())  # the database and the queue's file, before any worker or job runs
     refuse_another_schema()
     resume_unfinished_work()
-    consumer = huey.create_consumer(workers=workers, worker_type="thread", periodic=periodic,
-                                    check_worker_health=True)
+    consumer = huey.create_consumer(
+        workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
+    )
     consumer.run()
 
 

@@ -22,9 +22,12 @@ def test_init_db_is_idempotent(runner):
 
 
 def test_load_prints_tokens_it_generated_and_keeps_given_ids(runner, tmp_path, client):
-    tenant = tenant_fixture("acme", users=[{"id": 7, "email": "sam@acme.test", "name": "Sam"}],
-                            customers=[{"id": 41, "display_name": "Ann"}],
-                            tickets=[{"id": "1001", "customer_id": 41, "subject": "Screen"}])
+    tenant = tenant_fixture(
+        "acme",
+        users=[{"id": 7, "email": "sam@acme.test", "name": "Sam"}],
+        customers=[{"id": 41, "display_name": "Ann"}],
+        tickets=[{"id": "1001", "customer_id": 41, "subject": "Screen"}],
+    )
     tenant["api_keys"].append({"scopes": ["customers.read"], "mode": "live"})
     result = runner.invoke(args=["shop", "load", write(tmp_path, {"tenants": [tenant]})])
     assert result.exit_code == 0, result.output
@@ -38,17 +41,29 @@ def test_load_prints_tokens_it_generated_and_keeps_given_ids(runner, tmp_path, c
     assert generated["token"] not in json.dumps([k.token_hash for k in ApiKey.select()])
 
 
-@pytest.mark.parametrize("mutate, path", [
-    (lambda t: t.update(colour="red"), "tenants[1].colour"),
-    (lambda t: t["api_keys"][0].update(secret="x"), "tenants[1].api_keys[0].secret"),
-    (lambda t: t["api_keys"][0].update(scopes=["teleport.write"]), "tenants[1].api_keys[0].scopes"),
-    (lambda t: t.update(plan="platinum"), "tenants[1].plan"),
-    (lambda t: t.update(timezone="Mars/Olympus"), "tenants[1].timezone"),
-    (lambda t: t.update(customers=[{"id": 900}, {"id": 900}]), "tenants[1].customers[1]"),
-    (lambda t: t.update(tickets=[{"id": "1", "customer_id": 99}]), "tenants[1].tickets[0].customer_id"),
-    (lambda t: t.update(tickets=[{"id": "abc"}]), "tenants[1].tickets[0].id"),
-], ids=["unknown tenant key", "unknown key field", "unknown scope", "bad plan", "bad timezone",
-        "duplicate customer id", "ticket of a missing customer", "non-numeric ticket id"])
+@pytest.mark.parametrize(
+    "mutate, path",
+    [
+        (lambda t: t.update(colour="red"), "tenants[1].colour"),
+        (lambda t: t["api_keys"][0].update(secret="x"), "tenants[1].api_keys[0].secret"),
+        (lambda t: t["api_keys"][0].update(scopes=["teleport.write"]), "tenants[1].api_keys[0].scopes"),
+        (lambda t: t.update(plan="platinum"), "tenants[1].plan"),
+        (lambda t: t.update(timezone="Mars/Olympus"), "tenants[1].timezone"),
+        (lambda t: t.update(customers=[{"id": 900}, {"id": 900}]), "tenants[1].customers[1]"),
+        (lambda t: t.update(tickets=[{"id": "1", "customer_id": 99}]), "tenants[1].tickets[0].customer_id"),
+        (lambda t: t.update(tickets=[{"id": "abc"}]), "tenants[1].tickets[0].id"),
+    ],
+    ids=[
+        "unknown tenant key",
+        "unknown key field",
+        "unknown scope",
+        "bad plan",
+        "bad timezone",
+        "duplicate customer id",
+        "ticket of a missing customer",
+        "non-numeric ticket id",
+    ],
+)
 def test_load_is_all_or_nothing_and_names_the_bad_entry(runner, tmp_path, mutate, path):
     good = tenant_fixture("good", customers=[{"display_name": "Kept?"}])
     bad = tenant_fixture("bad")
@@ -69,8 +84,9 @@ def test_load_rejects_a_file_that_is_not_json(runner, tmp_path):
 
 def test_key_create_then_revoke(runner, client, load):
     load(tenant_fixture("acme"))
-    result = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--scope", "customers.read",
-                                 "--mode", "live"])
+    result = runner.invoke(
+        args=["shop", "key", "create", "--tenant", "acme", "--scope", "customers.read", "--mode", "live"]
+    )
     assert result.exit_code == 0, result.output
     created = json.loads(result.output)
     assert created["token"].startswith("sk_live_") and created["scopes"] == ["customers.read"]
@@ -100,16 +116,23 @@ def test_bundled_demo_file_loads(runner):
 
 
 def test_key_list_prints_the_tenants_keys_without_secrets(runner, load):
-    load(tenant_fixture("acme", token="sk_test_acme_listed_0001"),
-         tenant_fixture("globex", customers=[{"id": 21}]))
-    created = json.loads(runner.invoke(args=["shop", "key", "create", "--tenant", "acme",
-                                             "--scope", "tickets.read", "--mode", "live"]).output)
+    load(
+        tenant_fixture("acme", token="sk_test_acme_listed_0001"),
+        tenant_fixture("globex", customers=[{"id": 21}]),
+    )
+    created = json.loads(
+        runner.invoke(
+            args=["shop", "key", "create", "--tenant", "acme", "--scope", "tickets.read", "--mode", "live"]
+        ).output
+    )
     runner.invoke(args=["shop", "key", "revoke", "key_acme"])
     result = runner.invoke(args=["shop", "key", "list", "--tenant", "acme"])
     assert result.exit_code == 0, result.output
     listed = json.loads(result.output)
     assert [(k["id"], k["mode"], k["revoked"]) for k in listed] == [
-        ("key_acme", "test", True), (created["id"], "live", False)]
+        ("key_acme", "test", True),
+        (created["id"], "live", False),
+    ]
     assert listed[1]["scopes"] == ["tickets.read"] and listed[1]["expires_at"] is None
     assert set(listed[0]) == {"id", "mode", "scopes", "revoked", "expires_at", "created_at"}
     stored = ApiKey.get_by_id(created["id"])
@@ -127,8 +150,9 @@ def test_key_create_without_a_scope_is_refused_unless_asked_for(runner, load):
     refused = runner.invoke(args=["shop", "key", "create", "--tenant", "acme"])
     assert refused.exit_code != 0 and "--scope" in refused.output and "--no-scopes" in refused.output
     assert ApiKey.select().count() == 1
-    both = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--no-scopes",
-                               "--scope", "tickets.read"])
+    both = runner.invoke(
+        args=["shop", "key", "create", "--tenant", "acme", "--no-scopes", "--scope", "tickets.read"]
+    )
     assert both.exit_code != 0 and ApiKey.select().count() == 1
     asked = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--no-scopes"])
     assert asked.exit_code == 0, asked.output

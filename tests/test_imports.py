@@ -45,7 +45,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(name)
         for target in sorted(graph.get(name, ())):
             if state.get(target) == "open":
-                return stack[stack.index(target):] + [target]
+                return stack[stack.index(target) :] + [target]
             if target not in state and (cycle := visit(target)):
                 return cycle
         stack.pop()
@@ -69,14 +69,20 @@ def test_the_walk_sees_function_local_imports():
 
 
 def test_the_app_never_imports_the_consumer():
-    importers = [name for name, targets in import_graph().items()
-                 if name.split(".")[0] == "shop" and any(t.split(".")[0] == "tasks" for t in targets)]
+    importers = [
+        name
+        for name, targets in import_graph().items()
+        if name.split(".")[0] == "shop" and any(t.split(".")[0] == "tasks" for t in targets)
+    ]
     assert importers == []
 
 
 def test_schemas_import_no_domain_module():
     """Parse at the edges: the domain may dump a schema (event payloads), a schema never reads the domain."""
-    importers = {name: sorted(t for t in targets if t.startswith("shop.domain"))
-                 for name, targets in import_graph().items() if name.split(".")[0] == "schemas"}
+    importers = {
+        name: sorted(t for t in targets if t.startswith("shop.domain"))
+        for name, targets in import_graph().items()
+        if name.split(".")[0] == "schemas"
+    }
     assert {name: targets for name, targets in importers.items() if targets} == {}
     assert "schemas.webhooks" in importers and "shop.models.events" in import_graph()["schemas.webhooks"]

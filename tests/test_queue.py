@@ -24,7 +24,8 @@ def test_every_job_the_app_queues_is_one_the_consumer_runs():
 def test_importing_the_queue_and_the_consumer_opens_no_file(tmp_path):
     path = tmp_path / "never.sqlite3"
     env = {**os.environ, "SHOP_INSTANCE_PATH": str(tmp_path / "instance"), "SHOP_DATABASE": str(path)}
-    done = subprocess.run([sys.executable, "-c", IMPORT_ONLY], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ONLY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert not path.exists() and not (tmp_path / "instance").exists()

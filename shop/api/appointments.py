@@ -38,9 +38,12 @@ class AppointmentViews(MethodView):
     @blp.arguments(AppointmentCreateSchema)
     @blp.response(201, AppointmentSchema)
     @blp.refuses(404, "not_found: the ticket_id names no visible ticket, or the hold_id no hold of this shop")
-    @blp.refuses(409, "slot_unavailable: the slot is taken (`details.next_available` says where to go); "
-                      "hold_expired, hold_released, hold_consumed or hold_mismatch: the hold_id cannot book "
-                      "this body; or an Idempotency-Key conflict")
+    @blp.refuses(
+        409,
+        "slot_unavailable: the slot is taken (`details.next_available` says where to go); "
+        "hold_expired, hold_released, hold_consumed or hold_mismatch: the hold_id cannot book "
+        "this body; or an Idempotency-Key conflict",
+    )
     @blp.refuses(422, "create_failed: the booking was refused")
     @blp.scope("appointments.write")
     @blp.doc(operationId="createAppointment")
@@ -57,16 +60,26 @@ class AppointmentViews(MethodView):
 @blp.doc(operationId="listAppointmentSlots")
 def slots(args):
     """Bookable slots of one day."""
-    return list_slots(g.tenant.id, args["date"], args.get("service_id"), args.get("tech_id"), args["limit"],
-                      args["cursor"], explain=args["explain"])
+    return list_slots(
+        g.tenant.id,
+        args["date"],
+        args.get("service_id"),
+        args.get("tech_id"),
+        args["limit"],
+        args["cursor"],
+        explain=args["explain"],
+    )
 
 
 @blp.route("/appointments/slots/holds")
 class SlotHoldViews(MethodView):
     @blp.arguments(SlotHoldCreateSchema)
     @blp.response(201, SlotHoldSchema)
-    @blp.refuses(409, "slot_unavailable: online booking would not offer the span (`details.reasons`, "
-                      "`details.next_available`); or an Idempotency-Key conflict")
+    @blp.refuses(
+        409,
+        "slot_unavailable: online booking would not offer the span (`details.reasons`, "
+        "`details.next_available`); or an Idempotency-Key conflict",
+    )
     @blp.scope("appointments.write")
     @blp.doc(operationId="createAppointmentSlotHold")
     def post(self, body):
@@ -99,8 +112,9 @@ class AppointmentByIdViews(MethodView):
     @blp.path_id()
     @blp.arguments(AppointmentUpdateSchema)
     @blp.response(200, AppointmentSchema)
-    @blp.refuses(409, "slot_unavailable, status_reset_required, status_transition_failed or "
-                      "status_reset_failed")
+    @blp.refuses(
+        409, "slot_unavailable, status_reset_required, status_transition_failed or status_reset_failed"
+    )
     @blp.refuses(422, "update_failed: the change was refused")
     @blp.scope("appointments.write")
     @blp.doc(operationId="updateAppointment")

@@ -20,15 +20,32 @@ def _closed(properties: dict) -> dict:
 
 
 CHECKS = _closed({name: {"type": "string", "enum": ["ok", "unavailable"]} for name in ("database", "queue")})
-INDEX = _closed({"object": {"type": "string", "enum": ["api"]}, "version": {"type": "string", "enum": ["v1"]},
-                 "links": {"type": "object", "additionalProperties": {"type": "string"}}})
-HEALTHY = _closed({"object": {"type": "string", "enum": ["health"]},
-                   "status": {"type": "string", "enum": ["ok"]}, "checks": CHECKS})
-DOCUMENT = {"type": "object", "required": ["openapi", "info", "paths"],
-            "description": "An OpenAPI 3.0 document (this one)."}
-UNAVAILABLE = {"503": {"description": "service_unavailable: a dependency does not answer; details holds "
-                                      "every check (database, queue) as ok or unavailable.",
-                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}
+INDEX = _closed(
+    {
+        "object": {"type": "string", "enum": ["api"]},
+        "version": {"type": "string", "enum": ["v1"]},
+        "links": {"type": "object", "additionalProperties": {"type": "string"}},
+    }
+)
+HEALTHY = _closed(
+    {
+        "object": {"type": "string", "enum": ["health"]},
+        "status": {"type": "string", "enum": ["ok"]},
+        "checks": CHECKS,
+    }
+)
+DOCUMENT = {
+    "type": "object",
+    "required": ["openapi", "info", "paths"],
+    "description": "An OpenAPI 3.0 document (this one).",
+}
+UNAVAILABLE = {
+    "503": {
+        "description": "service_unavailable: a dependency does not answer; details holds "
+        "every check (database, queue) as ok or unavailable.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+}
 
 
 @blp.route("")

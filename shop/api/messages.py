@@ -20,8 +20,9 @@ blp = Blueprint("messages", __name__, description="Conversations and messages")
 
 
 def _list_conversations(args):
-    return conversations.list_conversations(g.tenant.id, args.get("customer_id"), args["limit"],
-                                            args["cursor"])
+    return conversations.list_conversations(
+        g.tenant.id, args.get("customer_id"), args["limit"], args["cursor"]
+    )
 
 
 @blp.route("/messages/conversations")

@@ -19,9 +19,13 @@ ASSETS = {
     "api-docs.js": OWN_ASSETS / "api-docs.js",
     "api-docs.css": OWN_ASSETS / "api-docs.css",
 }
-ASSET_NAME = {"name": "filename", "in": "path", "required": True,
-              "description": "One of the files the reference page loads; anything else is 404.",
-              "schema": {"type": "string", "enum": sorted(ASSETS)}}
+ASSET_NAME = {
+    "name": "filename",
+    "in": "path",
+    "required": True,
+    "description": "One of the files the reference page loads; anything else is 404.",
+    "schema": {"type": "string", "enum": sorted(ASSETS)},
+}
 # the page needs no origin but its own; Swagger UI sets inline styles on its elements
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "

@@ -32,15 +32,22 @@ from shop.platform.smorest import Blueprint
 blp = Blueprint("webhooks", __name__, description="Webhook subscriptions")
 
 SERVICE_VERSION = {
-    "name": webhooks.VERSION_HEADER, "in": "header", "required": False,
+    "name": webhooks.VERSION_HEADER,
+    "in": "header",
+    "required": False,
     "description": "The API version the subscription's payloads follow: a date; the newest version "
-                   f"dated on or before it applies (absent: the newest, {webhooks.API_VERSIONS[-1]}). "
-                   f"A date before {webhooks.API_VERSIONS[0]} or any other value is 400 invalid_field.",
-    "schema": {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-               "maxLength": 10},
+    f"dated on or before it applies (absent: the newest, {webhooks.API_VERSIONS[-1]}). "
+    f"A date before {webhooks.API_VERSIONS[0]} or any other value is 400 invalid_field.",
+    "schema": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        "maxLength": 10,
+    },
 }
-FAMILY_SCOPES = ("insufficient_scope: the key lacks the webhook scope or the read scope of a subscribed "
-                 "event family")
+FAMILY_SCOPES = (
+    "insufficient_scope: the key lacks the webhook scope or the read scope of a subscribed event family"
+)
 
 
 # routed before /webhooks/<id> so the static path is never read as an id
@@ -107,8 +114,11 @@ class WebhookByIdViews(MethodView):
 @blp.route("/webhooks/<id>/rotate_secret", methods=["POST"])
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(200, WebhookRotatedSchema)
-@blp.refuses(409, "rotation_in_progress: the previous secret is still valid (24 h after the last "
-                  "rotation); or an idempotency conflict")
+@blp.refuses(
+    409,
+    "rotation_in_progress: the previous secret is still valid (24 h after the last "
+    "rotation); or an idempotency conflict",
+)
 @blp.scope("webhooks.manage")
 @blp.idempotency(required=True, min_length=8)
 @blp.sensitive
@@ -182,8 +192,9 @@ def delivery_attempts(args, id, delivery_id):
 @blp.route("/webhooks/<id>/recover", methods=["POST"])
 @blp.arguments(WebhookRecoverSchema)
 @blp.response(202, WebhookRecoverySchema)
-@blp.refuses(409, "recovery_in_progress: a recovery of this subscription is still running; or an "
-                  "idempotency conflict")
+@blp.refuses(
+    409, "recovery_in_progress: a recovery of this subscription is still running; or an idempotency conflict"
+)
 @blp.refuses(422, "subscription_disabled: enable it first")
 @blp.scope("webhooks.write")
 @blp.doc(operationId="recoverWebhookDeliveries")

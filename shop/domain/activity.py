@@ -58,8 +58,9 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
     bad = surrogate_path(data)
     if bad is not None:  # SQLite cannot store it: refuse as a request body would be
-        raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
-                       param=bad)
+        raise ApiError(
+            400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).", param=bad
+        )
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     handler, schema = target

@@ -1,6 +1,5 @@
 """Loading a fixture file: validated whole, written in one transaction, all or nothing."""
 
-
 import marshmallow as ma
 
 from schemas.fixtures import FixtureFile
@@ -43,8 +42,15 @@ def load_fixture(document) -> dict:
 def _load_tenant(path: str, data: dict, summary: dict) -> None:
     tenant_id = data["id"]
     fields = {k: data[k] for k in ("name", "timezone", "plan", "billing_status", "suspended")}
-    insert(path, Tenant.create, id=tenant_id, current_period_end=data.get("current_period_end"),
-           send_rate_per_minute=data.get("send_rate_per_minute"), booking=data.get("booking"), **fields)
+    insert(
+        path,
+        Tenant.create,
+        id=tenant_id,
+        current_period_end=data.get("current_period_end"),
+        send_rate_per_minute=data.get("send_rate_per_minute"),
+        booking=data.get("booking"),
+        **fields,
+    )
     summary["tenants"].append(tenant_id)
     for section, loader in SECTION_LOADERS:
         for i, item in enumerate(data.get(section) or []):
@@ -56,11 +62,26 @@ def _load_user(path: str, tenant_id: str, user: dict, summary: dict) -> None:
 
 
 def _load_api_key(path: str, tenant_id: str, key: dict, summary: dict) -> None:
-    created, token = insert(path, create_key, tenant_id, key["scopes"], mode=key["mode"],
-                            token=key.get("token"), key_id=key.get("id"),
-                            expires_at=key["expires_at"], revoked=key["revoked"])
-    summary["api_keys"].append({"id": created.id, "tenant": tenant_id, "mode": created.mode,
-                                "token": token, "scopes": created.scopes})
+    created, token = insert(
+        path,
+        create_key,
+        tenant_id,
+        key["scopes"],
+        mode=key["mode"],
+        token=key.get("token"),
+        key_id=key.get("id"),
+        expires_at=key["expires_at"],
+        revoked=key["revoked"],
+    )
+    summary["api_keys"].append(
+        {
+            "id": created.id,
+            "tenant": tenant_id,
+            "mode": created.mode,
+            "token": token,
+            "scopes": created.scopes,
+        }
+    )
 
 
 def _load_customer(path: str, tenant_id: str, customer: dict, summary: dict) -> None:
@@ -69,8 +90,10 @@ def _load_customer(path: str, tenant_id: str, customer: dict, summary: dict) -> 
 
 def _load_ticket(path: str, tenant_id: str, ticket: dict, summary: dict) -> None:
     customer_id = ticket.pop("customer_id", None)
-    if customer_id is not None and not Customer.for_tenant(tenant_id).where(
-            Customer.id == customer_id).exists():
+    if (
+        customer_id is not None
+        and not Customer.for_tenant(tenant_id).where(Customer.id == customer_id).exists()
+    ):
         raise FixtureError(f"{path}.customer_id", f"no customer {customer_id} in this tenant.")
     if "id" in ticket:
         ticket["id"] = int(ticket["id"])
@@ -86,15 +109,18 @@ def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dic
         booking, _ = booking_of(tenant_id)
         service = booking.service(appointment["service_id"]) if booking else None
         if service is None:
-            raise FixtureError(f"{path}.service_id", f"no service {appointment['service_id']!r} in the "
-                               "tenant's booking settings.")
+            raise FixtureError(
+                f"{path}.service_id",
+                f"no service {appointment['service_id']!r} in the tenant's booking settings.",
+            )
         appointment.update(service_buffers(service))
     insert(path, Appointment.create, tenant=tenant_id, **appointment)
 
 
 def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:
-    stored = {key: item.pop(key) for key in ("id", "read", "archived", "archived_at", "created_at")
-              if key in item}
+    stored = {
+        key: item.pop(key) for key in ("id", "read", "archived", "archived_at", "created_at") if key in item
+    }
     if stored.get("archived"):
         # an archived row was dismissed, which reads it (as the archive endpoint does)
         stored.setdefault("read", True)

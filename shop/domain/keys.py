@@ -11,10 +11,21 @@ from shop.platform.errors import ApiError
 MODES = ("live", "test")
 # every scope the service knows: the spec's nine plus the read scopes of event families
 SCOPES = (
-    "messages.read", "messages.write", "appointments.read", "appointments.write",
-    "notifications.read", "notifications.write", "webhooks.read", "webhooks.write",
-    "webhooks.manage", "customers.read", "tickets.read", "invoices.read", "estimates.read",
-    "payments.read", "leads.read",
+    "messages.read",
+    "messages.write",
+    "appointments.read",
+    "appointments.write",
+    "notifications.read",
+    "notifications.write",
+    "webhooks.read",
+    "webhooks.write",
+    "webhooks.manage",
+    "customers.read",
+    "tickets.read",
+    "invoices.read",
+    "estimates.read",
+    "payments.read",
+    "leads.read",
 )
 
 
@@ -23,9 +34,15 @@ def new_token(mode: str) -> str:
     return f"sk_{mode}_{secrets.token_urlsafe(32)}"
 
 
-def create_key(tenant_id: str, scopes: list[str], mode: str = "test", token: str | None = None,
-               key_id: str | None = None, expires_at: datetime | None = None,
-               revoked: bool = False) -> tuple[ApiKey, str]:
+def create_key(
+    tenant_id: str,
+    scopes: list[str],
+    mode: str = "test",
+    token: str | None = None,
+    key_id: str | None = None,
+    expires_at: datetime | None = None,
+    revoked: bool = False,
+) -> tuple[ApiKey, str]:
     """Store a key hashed; returns the key and its token (the only time the token is seen)."""
     if mode not in MODES:
         raise ApiError(400, "invalid_field", f"mode must be one of {', '.join(MODES)}.", param="mode")
@@ -35,9 +52,16 @@ def create_key(tenant_id: str, scopes: list[str], mode: str = "test", token: str
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     token = token or new_token(mode)
-    key = ApiKey.create(id=key_id or "key_" + secrets.token_hex(8), tenant=tenant_id,
-                        token_hash=hash_token(token), token_prefix=token[:12], mode=mode,
-                        scopes=sorted(set(scopes)), revoked=revoked, expires_at=expires_at)
+    key = ApiKey.create(
+        id=key_id or "key_" + secrets.token_hex(8),
+        tenant=tenant_id,
+        token_hash=hash_token(token),
+        token_prefix=token[:12],
+        mode=mode,
+        scopes=sorted(set(scopes)),
+        revoked=revoked,
+        expires_at=expires_at,
+    )
     return key, token
 
 
@@ -56,9 +80,17 @@ def list_keys(tenant_id: str) -> list[dict]:
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     keys = ApiKey.select().where(ApiKey.tenant == tenant_id).order_by(ApiKey.created_at, ApiKey.id)
-    return [{"id": key.id, "mode": key.mode, "scopes": list(key.scopes), "revoked": key.revoked,
-             "expires_at": clock.isoformat(key.expires_at), "created_at": clock.isoformat(key.created_at)}
-            for key in keys]
+    return [
+        {
+            "id": key.id,
+            "mode": key.mode,
+            "scopes": list(key.scopes),
+            "revoked": key.revoked,
+            "expires_at": clock.isoformat(key.expires_at),
+            "created_at": clock.isoformat(key.created_at),
+        }
+        for key in keys
+    ]
 
 
 def identity(key: ApiKey) -> dict:

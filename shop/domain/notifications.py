@@ -39,8 +39,9 @@ def audience_inbox(tenant_id: str, audience: str, user_email: str | None):
     if audience == "global":
         return inbox(tenant_id).where((Notification.scope == "global") & Notification.user.is_null())
     if not user_email:
-        raise ApiError(400, "missing_user_email", "user_email is required when scope=user.",
-                       param="user_email")
+        raise ApiError(
+            400, "missing_user_email", "user_email is required when scope=user.", param="user_email"
+        )
     users = teammate_ids(tenant_id, user_email)
     return inbox(tenant_id).where((Notification.scope == "user") & Notification.user.in_(users))
 
@@ -62,8 +63,9 @@ def count_unread(tenant_id: str, audience: str, user_email: str | None) -> dict:
     return {"object": "notification_count", "scope": audience, "unread": unread}
 
 
-def get_notification(tenant_id: str, notification_id: int, audience: str,
-                     user_email: str | None) -> Notification:
+def get_notification(
+    tenant_id: str, notification_id: int, audience: str, user_email: str | None
+) -> Notification:
     """A global notification, or a user one when scope=user names its teammate; else 404."""
     visible = audience_inbox(tenant_id, audience, user_email)
     row = visible.where(Notification.id == notification_id).first()
@@ -84,8 +86,12 @@ def _writable(tenant_id: str, notification_id: int) -> Notification:
     if row is None:
         raise _not_found(notification_id)
     if row.scope != "global":
-        raise ApiError(403, "user_scope_read_only",
-                       "User-scoped notifications are read-only through the API.", param="id")
+        raise ApiError(
+            403,
+            "user_scope_read_only",
+            "User-scoped notifications are read-only through the API.",
+            param="id",
+        )
     return row
 
 
@@ -124,10 +130,17 @@ def archive_read(tenant_id: str, include_unread: bool) -> dict:
         again = Notification.archived == False  # noqa: E712
         if not include_unread:
             again &= Notification.read == True  # noqa: E712
-        archived = (Notification.update(archived=True, archived_at=clock.now(), read=True)
-                    .where(Notification.id.in_(ids) & again).execute())
-    return {"object": "notification_archive_result", "scope": "global", "cleared_all": include_unread,
-            "archived_count": archived}
+        archived = (
+            Notification.update(archived=True, archived_at=clock.now(), read=True)
+            .where(Notification.id.in_(ids) & again)
+            .execute()
+        )
+    return {
+        "object": "notification_archive_result",
+        "scope": "global",
+        "cleared_all": include_unread,
+        "archived_count": archived,
+    }
 
 
 def create_notification(tenant_id: str, fields: dict, **stored) -> Notification:
@@ -136,25 +149,38 @@ def create_notification(tenant_id: str, fields: dict, **stored) -> Notification:
     user = _teammate(tenant_id, fields.pop("scope"), fields.pop("user_email"))
     ticket_id = fields.pop("ticket_id")
     if ticket_id is not None and not Ticket.for_tenant(tenant_id).where(Ticket.id == int(ticket_id)).exists():
-        raise ApiError(400, "invalid_field", f"ticket_id: no ticket {ticket_id} in this tenant.",
-                       param="ticket_id")
-    return Notification.create(tenant=tenant_id, scope="user" if user else "global", user=user,
-                               ticket=None if ticket_id is None else int(ticket_id), **fields, **stored)
+        raise ApiError(
+            400, "invalid_field", f"ticket_id: no ticket {ticket_id} in this tenant.", param="ticket_id"
+        )
+    return Notification.create(
+        tenant=tenant_id,
+        scope="user" if user else "global",
+        user=user,
+        ticket=None if ticket_id is None else int(ticket_id),
+        **fields,
+        **stored,
+    )
 
 
 def _teammate(tenant_id: str, audience: str, user_email: str | None) -> int | None:
     if audience == "global":
         if user_email is not None:
-            raise ApiError(400, "invalid_field", "user_email: only user-scoped notifications have one.",
-                           param="user_email")
+            raise ApiError(
+                400,
+                "invalid_field",
+                "user_email: only user-scoped notifications have one.",
+                param="user_email",
+            )
         return None
     if user_email is None:
-        raise ApiError(400, "missing_user_email", "user_email: required when scope is user.",
-                       param="user_email")
+        raise ApiError(
+            400, "missing_user_email", "user_email: required when scope is user.", param="user_email"
+        )
     users = teammate_ids(tenant_id, user_email)
     if not users:
-        raise ApiError(400, "invalid_field", f"user_email: no teammate {user_email} in this tenant.",
-                       param="user_email")
+        raise ApiError(
+            400, "invalid_field", f"user_email: no teammate {user_email} in this tenant.", param="user_email"
+        )
     return users[0]
 
 

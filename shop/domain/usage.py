@@ -63,13 +63,20 @@ def _status_class(low: int, high: int):
 
 
 def _rollup_row(key_id: str, since: int, until: int) -> tuple:
-    other = (UsageLog.status < 200) | ((UsageLog.status >= 300) & (UsageLog.status < 400)) | (
-        UsageLog.status >= 600)
-    query = (UsageLog.select(fn.COUNT(UsageLog.id), _status_class(200, 299), _status_class(400, 499),
-                             _status_class(500, 599), fn.SUM(Case(None, [(other, 1)], 0)),
-                             fn.SUM(UsageLog.duration_ms), fn.MAX(UsageLog.duration_ms))
-             .where((UsageLog.api_key_id == key_id) & (UsageLog.created_ms >= since)
-                    & (UsageLog.created_ms < until)))
+    other = (
+        (UsageLog.status < 200)
+        | ((UsageLog.status >= 300) & (UsageLog.status < 400))
+        | (UsageLog.status >= 600)
+    )
+    query = UsageLog.select(
+        fn.COUNT(UsageLog.id),
+        _status_class(200, 299),
+        _status_class(400, 499),
+        _status_class(500, 599),
+        fn.SUM(Case(None, [(other, 1)], 0)),
+        fn.SUM(UsageLog.duration_ms),
+        fn.MAX(UsageLog.duration_ms),
+    ).where((UsageLog.api_key_id == key_id) & (UsageLog.created_ms >= since) & (UsageLog.created_ms < until))
     return query.tuples().get()
 
 
@@ -123,8 +130,11 @@ def report(key: ApiKey, query: UsageQuery, budget_ms: float) -> dict:
             row = _rollup_row(key.id, query.since, query.until)
     except OperationalError:
         if budget.exceeded:
-            raise ApiError(504, "api_usage_timeout",
-                           "The usage rollup exceeded its time budget; retry with a shorter window.")
+            raise ApiError(
+                504,
+                "api_usage_timeout",
+                "The usage rollup exceeded its time budget; retry with a shorter window.",
+            )
         log.warning("usage log unreadable", exc_info=True)
         return _usage(key, None, (0,) * 7, query)
     except DatabaseError:
@@ -141,8 +151,10 @@ def _usage(key: ApiKey, window, row: tuple, query: UsageQuery) -> dict:
     body = {
         "object": "api_usage",
         "tenant_id": key.tenant_id,
-        "window": {"since": _iso_ms(window[0]) if window else None,
-                   "until": _iso_ms(window[1]) if window else None},
+        "window": {
+            "since": _iso_ms(window[0]) if window else None,
+            "until": _iso_ms(window[1]) if window else None,
+        },
         "total_requests": total,
         "by_status_class": {"2xx": ok, "4xx": client, "5xx": server, "other": other},
         "error_count": errors,
@@ -151,8 +163,13 @@ def _usage(key: ApiKey, window, row: tuple, query: UsageQuery) -> dict:
         "distinct_keys": 1 if total else 0,
     }
     if query.by_key:
-        entry = {"api_key_id": key.id, "total_requests": total, "error_count": errors,
-                 "error_rate": rate, "avg_duration_ms": avg}
+        entry = {
+            "api_key_id": key.id,
+            "total_requests": total,
+            "error_count": errors,
+            "error_rate": rate,
+            "avg_duration_ms": avg,
+        }
         body["by_key"] = [entry][: query.limit] if total else []
     return body
 

@@ -48,10 +48,11 @@ class BaseModel(Model):
         saved = super().save(force_insert=force_insert, only=only)
         if explicit and on_postgres():
             # never backwards: nextval is atomic, so concurrent inserts only ever move it forward
-            db.execute_sql("SELECT setval(pg_get_serial_sequence(%s, %s), GREATEST(%s, "
-                           "nextval(pg_get_serial_sequence(%s, %s))))",
-                           (self._meta.table_name, pk.column_name, self._pk)
-                           + (self._meta.table_name, pk.column_name))
+            db.execute_sql(
+                "SELECT setval(pg_get_serial_sequence(%s, %s), GREATEST(%s, "
+                "nextval(pg_get_serial_sequence(%s, %s))))",
+                (self._meta.table_name, pk.column_name, self._pk) + (self._meta.table_name, pk.column_name),
+            )
         return saved
 
     @classmethod

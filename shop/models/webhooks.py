@@ -86,8 +86,9 @@ class WebhookDeliveryAttempt(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     tenant = ForeignKeyField(Tenant, backref="webhook_delivery_attempts", on_delete="CASCADE", index=False)
     delivery = ForeignKeyField(WebhookDelivery, backref="attempt_log", on_delete="CASCADE", index=False)
-    subscription = ForeignKeyField(WebhookSubscription, backref="attempt_log", on_delete="CASCADE",
-                                   index=False)
+    subscription = ForeignKeyField(
+        WebhookSubscription, backref="attempt_log", on_delete="CASCADE", index=False
+    )
     number = IntegerField()
     trigger = CharField(max_length=16)
     status = CharField(max_length=16, default="started")
@@ -114,8 +115,9 @@ class WebhookRecovery(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     tenant = ForeignKeyField(Tenant, backref="webhook_recoveries", on_delete="CASCADE", index=False)
-    subscription = ForeignKeyField(WebhookSubscription, backref="recoveries", on_delete="CASCADE",
-                                   index=False)
+    subscription = ForeignKeyField(
+        WebhookSubscription, backref="recoveries", on_delete="CASCADE", index=False
+    )
     since = UTCDateTimeField()
     until = UTCDateTimeField()
     statuses = JSONField()

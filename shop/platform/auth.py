@@ -41,8 +41,12 @@ def authenticate() -> None:
     key = find_key(_bearer_token())
     if key is None:
         _record_failure()
-        raise ApiError(401, "unauthorized", "Missing, malformed, revoked or expired API key.",
-                       headers={"WWW-Authenticate": www_authenticate()})
+        raise ApiError(
+            401,
+            "unauthorized",
+            "Missing, malformed, revoked or expired API key.",
+            headers={"WWW-Authenticate": www_authenticate()},
+        )
     g.api_key, g.tenant = key, key.tenant
     config = current_app.config
     taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
@@ -101,31 +105,57 @@ def check_tenant(tenant: Tenant, ungated: bool = False) -> None:
     if tenant.suspended:
         raise ApiError(503, "tenant_suspended", "This account is suspended.")
     if tenant.plan not in PLANS_WITH_API:
-        raise ApiError(402, "upgrade_required", "Your plan does not include API access.", details={
-            "required_plan": PLANS_WITH_API[0], "current_plan": tenant.plan,
-            "upgrade_url": current_app.config["UPGRADE_URL"]})
+        raise ApiError(
+            402,
+            "upgrade_required",
+            "Your plan does not include API access.",
+            details={
+                "required_plan": PLANS_WITH_API[0],
+                "current_plan": tenant.plan,
+                "upgrade_url": current_app.config["UPGRADE_URL"],
+            },
+        )
     if tenant.billing_status in BILLING_INACTIVE:
-        raise ApiError(402, "billing_subscription_required", "The subscription is not active.", details={
-            "billing_required": True, "reason": "subscription_inactive",
-            "subscription_status": tenant.billing_status,
-            "current_period_end": clock.isoformat(tenant.current_period_end)})
+        raise ApiError(
+            402,
+            "billing_subscription_required",
+            "The subscription is not active.",
+            details={
+                "billing_required": True,
+                "reason": "subscription_inactive",
+                "subscription_status": tenant.billing_status,
+                "current_period_end": clock.isoformat(tenant.current_period_end),
+            },
+        )
     if tenant.billing_status not in BILLING_OK:
-        raise ApiError(402, "payment_required", "A payment is needed before API access resumes.",
-                       details={"subscription_status": tenant.billing_status})
+        raise ApiError(
+            402,
+            "payment_required",
+            "A payment is needed before API access resumes.",
+            details={"subscription_status": tenant.billing_status},
+        )
 
 
 def check_scope(key: ApiKey, required: str | None) -> None:
     """403 insufficient_scope unless the key holds the view's scope."""
     if required and required not in key.scopes:
-        raise ApiError(403, "insufficient_scope", f"This API key lacks the {required} scope.",
-                       details={"required_scope": required})
+        raise ApiError(
+            403,
+            "insufficient_scope",
+            f"This API key lacks the {required} scope.",
+            details={"required_scope": required},
+        )
 
 
 def _refuse_blocked_address() -> None:
     limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
     if blocked_addresses.is_blocked(_client_ip(), limit):
-        raise ApiError(429, "rate_limited", "Too many failed authentications from this address.",
-                       headers={"Retry-After": str(auth_failures.retry_after())})
+        raise ApiError(
+            429,
+            "rate_limited",
+            "Too many failed authentications from this address.",
+            headers={"Retry-After": str(auth_failures.retry_after())},
+        )
 
 
 def _record_failure() -> None:

@@ -74,8 +74,7 @@ def error_response(status, code, message, param=None, details=None, headers=None
 
 
 def handle_api_error(error: ApiError):
-    return error_response(error.status, error.code, error.message, error.param, error.details,
-                          error.headers)
+    return error_response(error.status, error.code, error.message, error.param, error.details, error.headers)
 
 
 def handle_http_exception(error: HTTPException):

@@ -28,13 +28,17 @@ def idempotency_key(view) -> str | None:
     min_length, required = key_rules(view)
     if key is None:
         if required:
-            raise ApiError(400, "invalid_idempotency_key", f"This endpoint requires an {HEADER} header.",
-                           param=HEADER)
+            raise ApiError(
+                400, "invalid_idempotency_key", f"This endpoint requires an {HEADER} header.", param=HEADER
+            )
         return None
     if not (min_length <= len(key) <= 255) or not KEY_PATTERN.match(key):
-        raise ApiError(400, "invalid_idempotency_key",
-                       f"{HEADER} must be {min_length} to 255 visible ASCII characters without spaces.",
-                       param=HEADER)
+        raise ApiError(
+            400,
+            "invalid_idempotency_key",
+            f"{HEADER} must be {min_length} to 255 visible ASCII characters without spaces.",
+            param=HEADER,
+        )
     return key
 
 
@@ -66,8 +70,9 @@ def claim(api_key_id: str, key: str, print_: str) -> IdempotencyRecord:
     retention = timedelta(seconds=config["IDEMPOTENCY_RETENTION_SECONDS"])
     for _ in range(3):
         try:
-            return IdempotencyRecord.create(api_key_id=api_key_id, key=key, fingerprint=print_,
-                                            locked_until=lock_until, created_at=now)
+            return IdempotencyRecord.create(
+                api_key_id=api_key_id, key=key, fingerprint=print_, locked_until=lock_until, created_at=now
+            )
         except IntegrityError:
             pass
         record = IdempotencyRecord.get_or_none(api_key_id=api_key_id, key=key)
@@ -77,25 +82,36 @@ def claim(api_key_id: str, key: str, print_: str) -> IdempotencyRecord:
             record.delete_instance()
             continue
         if record.fingerprint != print_:
-            raise ApiError(409, "idempotency_key_reuse",
-                           "This Idempotency-Key was used with a different request body or URL.",
-                           param=HEADER)
+            raise ApiError(
+                409,
+                "idempotency_key_reuse",
+                "This Idempotency-Key was used with a different request body or URL.",
+                param=HEADER,
+            )
         if record.state == "completed":
             return record
         if record.locked_until <= now and _take_over(record, lock_until):
             return record
-        raise ApiError(409, "idempotency_in_progress",
-                       "A request with this Idempotency-Key is still being processed; retry shortly.",
-                       param=HEADER)
+        raise ApiError(
+            409,
+            "idempotency_in_progress",
+            "A request with this Idempotency-Key is still being processed; retry shortly.",
+            param=HEADER,
+        )
     raise ApiError(409, "idempotency_in_progress", "Retry shortly.", param=HEADER)
 
 
 def _take_over(record, lock_until) -> bool:
     # the first request died without finishing (its transaction rolled back): run it again
-    updated = (IdempotencyRecord.update(locked_until=lock_until)
-               .where((IdempotencyRecord.id == record.id) & (IdempotencyRecord.state == "in_progress")
-                      & (IdempotencyRecord.locked_until == record.locked_until))
-               .execute())
+    updated = (
+        IdempotencyRecord.update(locked_until=lock_until)
+        .where(
+            (IdempotencyRecord.id == record.id)
+            & (IdempotencyRecord.state == "in_progress")
+            & (IdempotencyRecord.locked_until == record.locked_until)
+        )
+        .execute()
+    )
     return updated == 1
 
 
@@ -121,9 +137,17 @@ def _complete(record, response, sensitive: bool = False) -> None:
     body = response.get_data(as_text=True)
     if sensitive:  # a response that shows a secret (a webhook signing secret) is stored encrypted
         body = secretbox.encrypt(body)
-    (IdempotencyRecord.update(state="completed", status_code=response.status_code, body=body,
-                              content_type=response.content_type, request_id=g.get("request_id"))
-     .where(IdempotencyRecord.id == record.id).execute())
+    (
+        IdempotencyRecord.update(
+            state="completed",
+            status_code=response.status_code,
+            body=body,
+            content_type=response.content_type,
+            request_id=g.get("request_id"),
+        )
+        .where(IdempotencyRecord.id == record.id)
+        .execute()
+    )
 
 
 def replay(record):
@@ -137,8 +161,7 @@ def replay(record):
     body = record.body
     if body.startswith(secretbox.PREFIX):
         body = secretbox.decrypt(body)
-    response = current_app.response_class(body, status=record.status_code,
-                                          content_type=record.content_type)
+    response = current_app.response_class(body, status=record.status_code, content_type=record.content_type)
     response.headers["Idempotent-Replayed"] = "true"
     return response
 

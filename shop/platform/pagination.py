@@ -24,8 +24,13 @@ class Page:
 
     def envelope(self, **extra) -> dict:
         """The spec's list envelope around the items (the view's response schema dumps them)."""
-        return {"object": "list", "data": self.items,
-                "has_more": self.has_more, "next_cursor": self.next_cursor, **extra}
+        return {
+            "object": "list",
+            "data": self.items,
+            "has_more": self.has_more,
+            "next_cursor": self.next_cursor,
+            **extra,
+        }
 
 
 def _binding() -> str:
@@ -72,8 +77,9 @@ def decode_cursor(cursor: str, fields) -> list:
             raise ValueError("bound to another request")
         return [_typed(field, value) for field, value in zip(fields, values, strict=True)]
     except (ValueError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
-        raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
-                       param="cursor") from None
+        raise ApiError(
+            400, "invalid_cursor", "The cursor is malformed or belongs to another request.", param="cursor"
+        ) from None
 
 
 def _typed(field, value):

@@ -44,8 +44,11 @@ def refuse_early() -> None:
     if request.method not in WRITE_METHODS or not _has_body():
         return
     if request.mimetype != "application/json":
-        raise ApiError(415, "unsupported_media_type",
-                       "Write requests with a body must use Content-Type: application/json.")
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            "Write requests with a body must use Content-Type: application/json.",
+        )
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     too_large = ApiError(413, "payload_too_large", f"The request body exceeds {limit} bytes.")
     if request.content_length is not None and request.content_length > limit:
@@ -89,10 +92,17 @@ def _should_log(status: int) -> bool:
 
 def _log_usage(status: int) -> None:
     rule = request.url_rule.rule if request.url_rule else request.path
-    usage_log.buffer.add({"tenant": g.tenant.id, "key": g.api_key.id, "method": request.method,
-                          "path": rule[:255], "status": status,
-                          "duration": int((time.perf_counter() - g.started) * 1000),
-                          "created": clock.epoch_ms()})
+    usage_log.buffer.add(
+        {
+            "tenant": g.tenant.id,
+            "key": g.api_key.id,
+            "method": request.method,
+            "path": rule[:255],
+            "status": status,
+            "duration": int((time.perf_counter() - g.started) * 1000),
+            "created": clock.epoch_ms(),
+        }
+    )
 
 
 def install(app) -> None:

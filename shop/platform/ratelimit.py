@@ -38,8 +38,12 @@ class Take:
                 "RateLimit-Reset": str(max(0, reset)),
             }
         wait = str(self.retry_after())
-        return {"RateLimit-Limit": str(self.capacity), "RateLimit-Remaining": "0",
-                "RateLimit-Reset": wait, "Retry-After": wait}
+        return {
+            "RateLimit-Limit": str(self.capacity),
+            "RateLimit-Remaining": "0",
+            "RateLimit-Reset": wait,
+            "Retry-After": wait,
+        }
 
     def retry_after(self) -> int:
         """Whole seconds until one token is back (at least 1)."""
@@ -50,8 +54,13 @@ class Take:
 
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
-    params = {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "key": api_key_id,
-              "yes": True}
+    params = {
+        "now": clock.timestamp(),
+        "refill": refill,
+        "capacity": capacity,
+        "key": api_key_id,
+        "yes": True,
+    }
     rows = write_sql(TAKE_SQL, params)
     if not rows:
         # first request of this key: start from a full bucket, then take as usual

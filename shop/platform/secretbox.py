@@ -13,8 +13,9 @@ PREFIX = "fernet:"
 @lru_cache(maxsize=8)
 def _fernet(secret_key: str) -> Fernet:
     # a derived key, so the key that signs cursors never doubles as an encryption key
-    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                   info=b"repair-shop secrets at rest v1").derive(secret_key.encode())
+    derived = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=b"repair-shop secrets at rest v1"
+    ).derive(secret_key.encode())
     return Fernet(base64.urlsafe_b64encode(derived))
 
 
@@ -46,6 +47,6 @@ def decrypt(stored: str, secret_key: str | None = None) -> str:
     if not stored.startswith(PREFIX):
         raise ValueError("not an encrypted secret")
     try:
-        return _fernet(_instance_key(secret_key)).decrypt(stored[len(PREFIX):].encode()).decode()
+        return _fernet(_instance_key(secret_key)).decrypt(stored[len(PREFIX) :].encode()).decode()
     except InvalidToken:
         raise ValueError("the secret was encrypted with another instance secret key") from None

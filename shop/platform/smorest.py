@@ -80,11 +80,19 @@ class Blueprint(_Blueprint):
         rule the request pipeline enforces and the header the document declares."""
 
         def decorator(func):
-            header = {"name": "Idempotency-Key", "in": "header", "required": required,
-                      "description": f"{min_length} to 255 visible ASCII characters, else 400 "
-                                     "invalid_idempotency_key; an identical retry gets the first response.",
-                      "schema": {"type": "string", "minLength": min_length, "maxLength": 255,
-                                 "pattern": "^[!-~]+$"}}
+            header = {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": required,
+                "description": f"{min_length} to 255 visible ASCII characters, else 400 "
+                "invalid_idempotency_key; an identical retry gets the first response.",
+                "schema": {
+                    "type": "string",
+                    "minLength": min_length,
+                    "maxLength": 255,
+                    "pattern": "^[!-~]+$",
+                },
+            }
             func = self.doc(parameters=[header])(func)
             func._idempotency_required, func._idempotency_min_length = required, min_length
             return func

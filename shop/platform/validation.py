@@ -57,8 +57,9 @@ class ShopParser(FlaskParser):
         if not is_json_request(req):
             return core.missing
         try:
-            return json.loads(req.get_data(cache=True).decode(), parse_constant=_not_json,
-                              parse_float=_finite)
+            return json.loads(
+                req.get_data(cache=True).decode(), parse_constant=_not_json, parse_float=_finite
+            )
         except json.JSONDecodeError:
             raise
         except (RecursionError, ValueError):  # UnicodeDecodeError and NaN/Infinity/1e999 too
@@ -69,8 +70,9 @@ class ShopParser(FlaskParser):
         data = super().load_json(req, schema)
         bad = surrogate_path(data)
         if bad is not None:
-            raise ApiError(400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).",
-                           param=bad)
+            raise ApiError(
+                400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).", param=bad
+            )
         return data
 
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):

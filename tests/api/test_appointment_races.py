@@ -72,9 +72,11 @@ def test_a_create_waits_for_a_writer_holding_the_last_place_and_then_sees_it_tak
     set_clock("2026-11-25T12:00:00")
     load(tenant_fixture("acme", booking={**BOOKING, "capacity": 1}))
     other = other_booking_process(app.config["DATABASE"], "acme", "2026-12-01")
-    other.execute("INSERT INTO appointment (tenant_id, customer_name, customer_phone, scheduled_date, "
-                  "scheduled_time, duration_minutes, status, created_at) VALUES "
-                  "('acme', 'Other', '1', '2026-12-01', '10:00', 30, 'scheduled', '2026-11-25 12:00:00')")
+    other.execute(
+        "INSERT INTO appointment (tenant_id, customer_name, customer_phone, scheduled_date, "
+        "scheduled_time, duration_minutes, status, created_at) VALUES "
+        "('acme', 'Other', '1', '2026-12-01', '10:00', 30, 'scheduled', '2026-11-25 12:00:00')"
+    )
     results = {}
 
     def book():

@@ -6,15 +6,28 @@ from shop.models import Appointment
 from tests.helpers import assert_error, auth_headers, tenant_fixture
 from tests.helpers.appointments import BASE, BOOKING, NEW, TICKETS, event_types, events, set_clock
 
-LEAN_KEYS = {"object", "id", "status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id",
-             "ticket_id", "customer_name", "created_at", "source_kind"}
+LEAN_KEYS = {
+    "object",
+    "id",
+    "status",
+    "scheduled_date",
+    "scheduled_time",
+    "duration_minutes",
+    "tech_id",
+    "ticket_id",
+    "customer_name",
+    "created_at",
+    "source_kind",
+}
 
 
 @pytest.fixture
 def shop(load):
     set_clock("2026-11-25T12:00:00")
-    load(tenant_fixture("acme", booking=BOOKING, tickets=TICKETS),
-         tenant_fixture("globex", booking=BOOKING, tickets=[{"id": "2001"}]))
+    load(
+        tenant_fixture("acme", booking=BOOKING, tickets=TICKETS),
+        tenant_fixture("globex", booking=BOOKING, tickets=[{"id": "2001"}]),
+    )
     return auth_headers("sk_test_acme_token_0001")
 
 
@@ -53,9 +66,16 @@ def test_read_key_cannot_write(client, load):
 
 
 def test_list_is_latest_date_first_with_a_stable_tie_breaker_and_pages(client, shop):
-    made = [create(client, shop, scheduled_date=d, scheduled_time=t)["id"]
-            for d, t in [("2026-12-01", "10:00"), ("2026-12-03", "09:00"), ("2026-12-01", "10:00"),
-                         ("2026-12-01", "11:00"), ("2026-12-04", "09:00")]]
+    made = [
+        create(client, shop, scheduled_date=d, scheduled_time=t)["id"]
+        for d, t in [
+            ("2026-12-01", "10:00"),
+            ("2026-12-03", "09:00"),
+            ("2026-12-01", "10:00"),
+            ("2026-12-01", "11:00"),
+            ("2026-12-04", "09:00"),
+        ]
+    ]
     expected = [made[4], made[1], made[3], made[2], made[0]]
     seen, cursor = [], None
     while True:
@@ -73,9 +93,21 @@ def test_list_filters(client, shop, load):
     a = create(client, shop, scheduled_date="2026-12-01", customer_email="Ann@Example.com", ticket_id="1001")
     b = create(client, shop, scheduled_date="2026-12-03", scheduled_time="09:00")
     client.post(f"{BASE}/{b['id']}/cancel", headers=shop)
-    load({"id": "extra", "name": "x", "appointments": [
-        {"id": 900, "customer_name": "X", "customer_phone": "1", "scheduled_date": "2026-12-01",
-         "scheduled_time": "09:00"}]})
+    load(
+        {
+            "id": "extra",
+            "name": "x",
+            "appointments": [
+                {
+                    "id": 900,
+                    "customer_name": "X",
+                    "customer_phone": "1",
+                    "scheduled_date": "2026-12-01",
+                    "scheduled_time": "09:00",
+                }
+            ],
+        }
+    )
     Appointment.update(tech_id="alex", location_id=3).where(Appointment.id == a["id"]).execute()
 
     def ids(query):
@@ -97,8 +129,11 @@ def test_list_filters(client, shop, load):
 
 def test_patch_edits_fields_sets_updated_at_and_emits_updated(client, shop):
     body = create(client, shop, customer_email="ann@example.com")
-    response = client.patch(f"{BASE}/{body['id']}", headers=shop,
-                            json={"scheduled_time": "14:00", "customer_email": None, "notes": "Call first"})
+    response = client.patch(
+        f"{BASE}/{body['id']}",
+        headers=shop,
+        json={"scheduled_time": "14:00", "customer_email": None, "notes": "Call first"},
+    )
     assert response.status_code == 200
     patched = response.get_json()
     assert patched["scheduled_time"] == "14:00" and patched["customer_email"] is None
@@ -115,12 +150,23 @@ def test_patch_that_changes_nothing_emits_nothing(client, shop):
     assert event_types() == ["appointment.created"]
 
 
-@pytest.mark.parametrize("start, target, ok", [
-    ("scheduled", "pending", True), ("scheduled", "confirmed", True), ("scheduled", "checked_in", True),
-    ("pending", "scheduled", True), ("confirmed", "pending", True), ("confirmed", "checked_in", True),
-    ("checked_in", "confirmed", True), ("checked_in", "scheduled", False), ("checked_in", "pending", False),
-    ("confirmed", "completed", True), ("checked_in", "no_show", True),
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "start, target, ok",
+    [
+        ("scheduled", "pending", True),
+        ("scheduled", "confirmed", True),
+        ("scheduled", "checked_in", True),
+        ("pending", "scheduled", True),
+        ("confirmed", "pending", True),
+        ("confirmed", "checked_in", True),
+        ("checked_in", "confirmed", True),
+        ("checked_in", "scheduled", False),
+        ("checked_in", "pending", False),
+        ("confirmed", "completed", True),
+        ("checked_in", "no_show", True),
+    ],
+    ids=lambda v: str(v),
+)
 def test_patch_status_moves_between_non_terminal_statuses(client, shop, start, target, ok):
     body = create(client, shop)
     Appointment.update(status=start).where(Appointment.id == body["id"]).execute()
@@ -188,8 +234,12 @@ def test_uncancel_by_reset_to_confirmed_then_cancel_again(client, shop):
     assert restored["cancellation_reason"] is None and restored["updated_at"]
     assert events("appointment.updated")[0]["status"] == "confirmed"
     assert client.post(f"{BASE}/{body['id']}/cancel", headers=shop).status_code == 200
-    assert event_types() == ["appointment.created", "appointment.canceled", "appointment.updated",
-                             "appointment.canceled"]
+    assert event_types() == [
+        "appointment.created",
+        "appointment.canceled",
+        "appointment.updated",
+        "appointment.canceled",
+    ]
 
 
 def test_uncancel_into_a_full_slot_is_status_reset_failed(client, shop):
@@ -206,8 +256,12 @@ def test_create_and_reschedule_into_a_full_slot_are_slot_unavailable(client, sho
     create(client, shop)
     create(client, shop, scheduled_time="10:15")
     assert_error(client.post(BASE, json=NEW, headers=shop), 409, "slot_unavailable", "scheduled_time")
-    assert_error(client.post(BASE, json={**NEW, "scheduled_time": "09:30", "duration_minutes": 60},
-                             headers=shop), 409, "slot_unavailable", "scheduled_time")
+    assert_error(
+        client.post(BASE, json={**NEW, "scheduled_time": "09:30", "duration_minutes": 60}, headers=shop),
+        409,
+        "slot_unavailable",
+        "scheduled_time",
+    )
     other = create(client, shop, scheduled_time="15:00")
     response = client.patch(f"{BASE}/{other['id']}", json={"scheduled_time": "10:00"}, headers=shop)
     assert_error(response, 409, "slot_unavailable", "scheduled_time")
@@ -239,9 +293,19 @@ def test_link_ticket_accepts_a_string_or_an_integer(client, shop):
     assert unlinked["ticket_id"] is None
 
 
-@pytest.mark.parametrize("ticket", ["1002", "1003", "1004", "9999", "2001", 2001, "abc"],
-                         ids=["billing-only", "hidden", "deleted", "missing", "another tenant's",
-                              "another tenant's as integer", "not a ticket id"])
+@pytest.mark.parametrize(
+    "ticket",
+    ["1002", "1003", "1004", "9999", "2001", 2001, "abc"],
+    ids=[
+        "billing-only",
+        "hidden",
+        "deleted",
+        "missing",
+        "another tenant's",
+        "another tenant's as integer",
+        "not a ticket id",
+    ],
+)
 def test_link_ticket_to_an_invisible_ticket_is_not_found(client, shop, ticket):
     body = create(client, shop)
     response = client.post(f"{BASE}/{body['id']}/link_ticket", json={"ticket_id": ticket}, headers=shop)
@@ -258,9 +322,16 @@ def test_link_ticket_on_a_cancelled_appointment_is_refused(client, shop):
     assert_error(response, 422, "link_ticket_failed")
 
 
-@pytest.mark.parametrize("action, body", [
-    ("", NEW), ("/cancel", {"reason": "x"}), ("/complete", None), ("/no_show", None),
-], ids=["create", "cancel", "complete", "no_show"])
+@pytest.mark.parametrize(
+    "action, body",
+    [
+        ("", NEW),
+        ("/cancel", {"reason": "x"}),
+        ("/complete", None),
+        ("/no_show", None),
+    ],
+    ids=["create", "cancel", "complete", "no_show"],
+)
 def test_idempotent_replay_returns_the_same_result_and_emits_nothing_new(client, shop, action, body):
     target = BASE if not action else f"{BASE}/{create(client, shop, scheduled_time='15:00')['id']}{action}"
     headers = {**shop, "Idempotency-Key": "retry-me-0001"}
@@ -276,15 +347,25 @@ def test_activity_books_an_online_appointment_with_an_observed_event(client, sho
     import json
 
     data = {**NEW, "tech_id": "alex", "scheduled_date": "2026-11-30", "duration_minutes": 60}
-    result = runner.invoke(args=["shop", "activity", "appointment.created", "--tenant", "acme",
-                                 "--data", json.dumps(data)])
+    result = runner.invoke(
+        args=["shop", "activity", "appointment.created", "--tenant", "acme", "--data", json.dumps(data)]
+    )
     assert result.exit_code == 0, result.output
     record = json.loads(result.output)
     assert record["source"] == "online_booking" and record["tech_id"] == "alex"
     [event] = events("appointment.created")
     assert event["source_kind"] == "observed" and event["tech_id"] == "alex"
-    bad = runner.invoke(args=["shop", "activity", "appointment.created", "--tenant", "acme",
-                              "--data", json.dumps({**data, "scheduled_time": "25:00"})])
+    bad = runner.invoke(
+        args=[
+            "shop",
+            "activity",
+            "appointment.created",
+            "--tenant",
+            "acme",
+            "--data",
+            json.dumps({**data, "scheduled_time": "25:00"}),
+        ]
+    )
     assert bad.exit_code != 0 and "scheduled_time" in bad.output
     assert Appointment.select().count() == 1
 
@@ -325,8 +406,9 @@ def test_without_booking_settings_there_is_no_capacity_limit(client, load):
 def test_uncancel_and_reschedule_in_one_patch(client, shop):
     body = create(client, shop)
     client.post(f"{BASE}/{body['id']}/cancel", headers=shop)
-    response = client.patch(f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "15:00"},
-                            headers=shop)
+    response = client.patch(
+        f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "15:00"}, headers=shop
+    )
     moved = response.get_json()
     assert (moved["status"], moved["scheduled_time"], moved["cancelled_at"]) == ("confirmed", "15:00", None)
     assert event_types()[-1] == "appointment.updated"
@@ -337,7 +419,8 @@ def test_a_reset_from_completed_that_reschedules_into_a_full_slot_is_refused(cli
     client.post(f"{BASE}/{body['id']}/complete", headers=shop)
     create(client, shop)
     create(client, shop)
-    response = client.patch(f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "10:00"},
-                            headers=shop)
+    response = client.patch(
+        f"{BASE}/{body['id']}", json={"status": "confirmed", "scheduled_time": "10:00"}, headers=shop
+    )
     assert_error(response, 409, "slot_unavailable", "scheduled_time")
     assert Appointment.get_by_id(body["id"]).status == "completed"

@@ -100,8 +100,12 @@ def test_path_ids_are_documented_as_the_routes_accept_them(client):
     import re
 
     spec = client.get("/api/v1/openapi.json").get_json()
-    params = {(path, p["name"]): p for path, item in spec["paths"].items()
-              for p in item.get("parameters", []) if p["in"] == "path"}
+    params = {
+        (path, p["name"]): p
+        for path, item in spec["paths"].items()
+        for p in item.get("parameters", [])
+        if p["in"] == "path"
+    }
     assert params
     for (path, name), parameter in params.items():
         assert parameter["description"], (path, name)

@@ -369,8 +369,12 @@ def test_a_send_refused_by_the_send_rate_runs_again_when_retried_with_its_key(cl
     # the spec: back off on 429, then resend the same request with the same idempotency key
     load(shop_fixture(send_rate_per_minute=1))
     headers = {**auth_headers("sk_test_acme_token_0001"), "Idempotency-Key": "send-after-backoff"}
-    assert send(client, auth_headers("sk_test_acme_token_0001"), ticket_id="1001", channel="email",
-                body="x").status_code == 202
+    assert (
+        send(
+            client, auth_headers("sk_test_acme_token_0001"), ticket_id="1001", channel="email", body="x"
+        ).status_code
+        == 202
+    )
     refused = send(client, headers, ticket_id="1001", channel="email", body="Ready")
     assert_error(refused, 429, "rate_limited")
     assert refused.headers["RateLimit-Reset"] == refused.headers["Retry-After"]
@@ -382,9 +386,16 @@ def test_a_send_refused_by_the_send_rate_runs_again_when_retried_with_its_key(cl
 
 def test_the_largest_email_fits_the_body_limit_however_it_is_escaped(client, shop):
     # 100,000 characters outside the BMP, in both aliases, every one \\uXXXX\\uXXXX-escaped: ~2.4 MB
-    text = "\U0001F600" * 100_000
-    raw = json.dumps({"ticket_id": "1001", "channel": "email", "content": text, "body": text,
-                      "subject": "\U0001F600" * 998})
+    text = "\U0001f600" * 100_000
+    raw = json.dumps(
+        {
+            "ticket_id": "1001",
+            "channel": "email",
+            "content": text,
+            "body": text,
+            "subject": "\U0001f600" * 998,
+        }
+    )
     assert len(raw) > 2_400_000
     response = client.post("/api/v1/messages/send", data=raw, content_type="application/json", headers=shop)
     assert response.status_code == 202

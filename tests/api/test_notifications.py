@@ -21,8 +21,8 @@ INBOX = [
     note(50, 0, type="new_ticket", message="New ticket 1001", ticket_id="1001", details={"priority": "high"}),
     note(51, 1, ticket_id="1001", read=True),
     note(52, 2, message="no ticket"),
-    note(53, 3, ticket_id="1002"),                      # hidden ticket
-    note(54, 4, ticket_id="1003", read=True),           # deleted ticket
+    note(53, 3, ticket_id="1002"),  # hidden ticket
+    note(54, 4, ticket_id="1003", read=True),  # deleted ticket
     note(55, 5, archived=True, archived_at="2026-11-02T00:00:00.000Z"),
     note(56, 6, scope="user", user_email="sam@acme.test", type="mention", ticket_id="1001"),
     note(57, 7, scope="user", user_email="kim@acme.test", read=True),
@@ -35,9 +35,15 @@ def shop(load):
     """acme: tickets 1001 (visible), 1002 (hidden), 1003 (deleted) and the INBOX; globex: one of its own."""
     users = [{"id": 7, "email": "Sam@Acme.test"}, {"id": 8, "email": "kim@acme.test"}]
     tickets = [{"id": "1001"}, {"id": "1002", "hidden": True}, {"id": "1003", "deleted": True}]
-    load(tenant_fixture("acme", users=users, tickets=tickets, notifications=INBOX),
-         tenant_fixture("globex", users=[{"id": 9, "email": "sam@acme.test"}], tickets=[{"id": "2001"}],
-                        notifications=[note(90, 9), note(91, 9, scope="user", user_email="sam@acme.test")]))
+    load(
+        tenant_fixture("acme", users=users, tickets=tickets, notifications=INBOX),
+        tenant_fixture(
+            "globex",
+            users=[{"id": 9, "email": "sam@acme.test"}],
+            tickets=[{"id": "2001"}],
+            notifications=[note(90, 9), note(91, 9, scope="user", user_email="sam@acme.test")],
+        ),
+    )
     return auth_headers("sk_test_acme_token_0001")
 
 
@@ -59,9 +65,19 @@ def test_the_list_is_the_visible_active_global_inbox_newest_first(client, shop):
     assert [n["id"] for n in body["data"]] == [52, 51, 50]
     assert body["object"] == "list" and body["has_more"] is False and body["next_cursor"] is None
     assert body["data"][2] == {
-        "object": "notification", "id": 50, "scope": "global", "type": "new_ticket",
-        "message": "New ticket 1001", "ticket_id": "1001", "from_email": None, "read": False,
-        "archived": False, "archived_at": None, "details": {"priority": "high"}, "created_at": OLD}
+        "object": "notification",
+        "id": 50,
+        "scope": "global",
+        "type": "new_ticket",
+        "message": "New ticket 1001",
+        "ticket_id": "1001",
+        "from_email": None,
+        "read": False,
+        "archived": False,
+        "archived_at": None,
+        "details": {"priority": "high"},
+        "created_at": OLD,
+    }
 
 
 def test_unread_keeps_only_unread_rows(client, shop):
@@ -81,8 +97,9 @@ def test_unread_is_ignored_when_archived_is_true(client, shop):
     assert ids(client.get(f"{BASE}?archived=true&unread=false", headers=shop)) == [55, 50]
 
 
-@pytest.mark.parametrize("true, false", [("true", "false"), ("1", "0"), ("TRUE", "False")],
-                         ids=["words", "digits", "any case"])
+@pytest.mark.parametrize(
+    "true, false", [("true", "false"), ("1", "0"), ("TRUE", "False")], ids=["words", "digits", "any case"]
+)
 def test_boolean_spellings_are_the_same_everywhere(client, shop, true, false):
     assert ids(client.get(f"{BASE}?unread={true}&archived={false}", headers=shop)) == [52, 50]
     assert ids(client.get(f"{BASE}?unread={false}&archived={false}", headers=shop)) == [52, 51, 50]
@@ -112,8 +129,9 @@ def test_a_cursor_is_bound_to_its_filters(client, load):
     headers = auth_headers("sk_test_acme_token_0001")
     cursor = client.get(f"{BASE}?limit=2", headers=headers).get_json()["next_cursor"]
     assert ids(client.get(f"{BASE}?limit=2&cursor={cursor}", headers=headers)) == [102, 101]
-    assert_error(client.get(f"{BASE}?unread=true&cursor={cursor}", headers=headers), 400, "invalid_cursor",
-                 "cursor")
+    assert_error(
+        client.get(f"{BASE}?unread=true&cursor={cursor}", headers=headers), 400, "invalid_cursor", "cursor"
+    )
 
 
 # count
@@ -171,9 +189,11 @@ def test_retrieve_a_global_notification(client, shop):
     assert body["id"] == 52 and body["object"] == "notification" and body["ticket_id"] is None
 
 
-@pytest.mark.parametrize("query", ["", "?scope=global", "?scope=user&user_email=kim@acme.test",
-                                   "?user_email=sam@acme.test"],
-                         ids=["no scope", "global scope", "another teammate", "email without scope=user"])
+@pytest.mark.parametrize(
+    "query",
+    ["", "?scope=global", "?scope=user&user_email=kim@acme.test", "?user_email=sam@acme.test"],
+    ids=["no scope", "global scope", "another teammate", "email without scope=user"],
+)
 def test_a_user_row_needs_scope_user_and_its_teammate(client, shop, query):
     assert_error(client.get(f"{BASE}/56{query}", headers=shop), 404, "not_found", "id")
 
@@ -190,11 +210,18 @@ def test_a_global_row_is_still_reachable_with_scope_user(client, shop):
 SAM = "scope=user&user_email=sam@acme.test"
 
 
-@pytest.mark.parametrize("path", [f"{BASE}/53", f"{BASE}/54", f"{BASE}/58?{SAM}", f"{BASE}/90",
-                                  f"{BASE}/91?{SAM}", f"{BASE}/999"],
-                         ids=["tied to a hidden ticket", "tied to a deleted ticket",
-                              "a user row tied to a hidden ticket", "another tenant's",
-                              "another tenant's user row", "absent"])
+@pytest.mark.parametrize(
+    "path",
+    [f"{BASE}/53", f"{BASE}/54", f"{BASE}/58?{SAM}", f"{BASE}/90", f"{BASE}/91?{SAM}", f"{BASE}/999"],
+    ids=[
+        "tied to a hidden ticket",
+        "tied to a deleted ticket",
+        "a user row tied to a hidden ticket",
+        "another tenant's",
+        "another tenant's user row",
+        "absent",
+    ],
+)
 def test_invisible_notifications_are_404(client, shop, path):
     assert_error(client.get(path, headers=shop), 404, "not_found", "id")
 
@@ -246,9 +273,11 @@ def test_writes_on_user_rows_are_refused(client, shop, action):
 
 
 @pytest.mark.parametrize("action", ["read", "unread", "archive", "unarchive"])
-@pytest.mark.parametrize("target", [53, 54, 58, 90, 999],
-                         ids=["hidden ticket", "deleted ticket", "user row of a hidden ticket",
-                              "another tenant", "absent"])
+@pytest.mark.parametrize(
+    "target",
+    [53, 54, 58, 90, 999],
+    ids=["hidden ticket", "deleted ticket", "user row of a hidden ticket", "another tenant", "absent"],
+)
 def test_writes_on_invisible_rows_are_404(client, shop, action, target):
     before = flags()
     assert_error(client.post(f"{BASE}/{target}/{action}", headers=shop), 404, "not_found", "id")
@@ -260,8 +289,12 @@ def test_writes_on_invisible_rows_are_404(client, shop, action, target):
 
 def test_archive_read_archives_the_read_visible_global_rows(client, shop):
     body = client.post(f"{BASE}/archive-read", headers=shop).get_json()
-    assert body == {"object": "notification_archive_result", "scope": "global", "cleared_all": False,
-                    "archived_count": 1}
+    assert body == {
+        "object": "notification_archive_result",
+        "scope": "global",
+        "cleared_all": False,
+        "archived_count": 1,
+    }
     archived = Notification.get_by_id(51)
     assert archived.archived and archived.archived_at is not None
     assert ids(client.get(BASE, headers=shop)) == [52, 50]
@@ -321,17 +354,26 @@ def test_a_ticket_becomes_hidden_and_its_notifications_vanish_at_once(client, sh
 # access
 
 
-@pytest.mark.parametrize("method, path, scope", [
-    ("GET", BASE, "notifications.read"), ("GET", f"{BASE}/count", "notifications.read"),
-    ("GET", f"{BASE}/50", "notifications.read"), ("POST", f"{BASE}/50/read", "notifications.write"),
-    ("POST", f"{BASE}/50/archive", "notifications.write"),
-    ("POST", f"{BASE}/archive-read", "notifications.write"),
-], ids=["list", "count", "retrieve", "read", "archive", "archive-read"])
+@pytest.mark.parametrize(
+    "method, path, scope",
+    [
+        ("GET", BASE, "notifications.read"),
+        ("GET", f"{BASE}/count", "notifications.read"),
+        ("GET", f"{BASE}/50", "notifications.read"),
+        ("POST", f"{BASE}/50/read", "notifications.write"),
+        ("POST", f"{BASE}/50/archive", "notifications.write"),
+        ("POST", f"{BASE}/archive-read", "notifications.write"),
+    ],
+    ids=["list", "count", "retrieve", "read", "archive", "archive-read"],
+)
 def test_each_endpoint_needs_its_scope(client, load, method, path, scope):
     other = "notifications.write" if scope == "notifications.read" else "notifications.read"
     load(tenant_fixture("acme", scopes=[other], notifications=[note(50, 0)]))
-    error = assert_error(client.open(path, method=method, headers=auth_headers("sk_test_acme_token_0001")),
-                         403, "insufficient_scope")
+    error = assert_error(
+        client.open(path, method=method, headers=auth_headers("sk_test_acme_token_0001")),
+        403,
+        "insufficient_scope",
+    )
     assert error["details"]["required_scope"] == scope
     assert not Notification.get_by_id(50).read
 
@@ -351,29 +393,71 @@ BAD = [
     ("list: empty scope", "GET", f"{BASE}?scope=", None, 400, "invalid_scope", "scope"),
     ("list: scope as an array", "GET", f"{BASE}?scope[]=user", None, 400, "invalid_query", "scope"),
     ("list: scope repeated", "GET", f"{BASE}?scope=user&scope=user", None, 400, "invalid_query", "scope"),
-    ("list: scope user without email", "GET", f"{BASE}?scope=user", None, 400, "missing_user_email",
-     "user_email"),
-    ("list: scope user with an empty email", "GET", f"{BASE}?scope=user&user_email=", None, 400,
-     "missing_user_email", "user_email"),
-    ("list: user_email as an object", "GET", f"{BASE}?scope=user&user_email[a]=x", None, 400,
-     "invalid_query", "user_email"),
-    ("list: user_email too long", "GET", f"{BASE}?scope=user&user_email={LONG_EMAIL}", None, 400,
-     "invalid_query", "user_email"),
+    (
+        "list: scope user without email",
+        "GET",
+        f"{BASE}?scope=user",
+        None,
+        400,
+        "missing_user_email",
+        "user_email",
+    ),
+    (
+        "list: scope user with an empty email",
+        "GET",
+        f"{BASE}?scope=user&user_email=",
+        None,
+        400,
+        "missing_user_email",
+        "user_email",
+    ),
+    (
+        "list: user_email as an object",
+        "GET",
+        f"{BASE}?scope=user&user_email[a]=x",
+        None,
+        400,
+        "invalid_query",
+        "user_email",
+    ),
+    (
+        "list: user_email too long",
+        "GET",
+        f"{BASE}?scope=user&user_email={LONG_EMAIL}",
+        None,
+        400,
+        "invalid_query",
+        "user_email",
+    ),
     ("list: unread yes", "GET", f"{BASE}?unread=yes", None, 400, "invalid_query", "unread"),
     ("list: unread empty", "GET", f"{BASE}?unread=", None, 400, "invalid_query", "unread"),
     ("list: unread as an array", "GET", f"{BASE}?unread[]=true", None, 400, "invalid_query", "unread"),
     ("list: archived 2", "GET", f"{BASE}?archived=2", None, 400, "invalid_query", "archived"),
     ("list: archived as an object", "GET", f"{BASE}?archived[x]=1", None, 400, "invalid_query", "archived"),
-    ("list: a bad unread is refused even when archived is true", "GET", f"{BASE}?archived=true&unread=no",
-     None, 400, "invalid_query", "unread"),
+    (
+        "list: a bad unread is refused even when archived is true",
+        "GET",
+        f"{BASE}?archived=true&unread=no",
+        None,
+        400,
+        "invalid_query",
+        "unread",
+    ),
     ("list: limit 0", "GET", f"{BASE}?limit=0", None, 400, "invalid_query", "limit"),
     ("list: limit 101", "GET", f"{BASE}?limit=101", None, 400, "invalid_query", "limit"),
     ("list: limit not a number", "GET", f"{BASE}?limit=ten", None, 400, "invalid_query", "limit"),
     ("list: cursor garbage", "GET", f"{BASE}?cursor=abc.def", None, 400, "invalid_cursor", "cursor"),
     ("list: cursor as an array", "GET", f"{BASE}?cursor[]=abc", None, 400, "invalid_cursor", "cursor"),
     ("count: bad scope", "GET", f"{BASE}/count?scope=all", None, 400, "invalid_scope", "scope"),
-    ("count: scope user without email", "GET", f"{BASE}/count?scope=user", None, 400, "missing_user_email",
-     "user_email"),
+    (
+        "count: scope user without email",
+        "GET",
+        f"{BASE}/count?scope=user",
+        None,
+        400,
+        "missing_user_email",
+        "user_email",
+    ),
     ("count: scope as an array", "GET", f"{BASE}/count?scope[]=global", None, 400, "invalid_query", "scope"),
     ("retrieve: id not a number", "GET", f"{BASE}/abc", None, 400, "invalid_id", "id"),
     ("retrieve: id zero", "GET", f"{BASE}/0", None, 400, "invalid_id", "id"),
@@ -381,8 +465,15 @@ BAD = [
     ("retrieve: id a decimal", "GET", f"{BASE}/1.5", None, 400, "invalid_id", "id"),
     ("retrieve: id beyond 32 bits", "GET", f"{BASE}/2147483648", None, 400, "invalid_id", "id"),
     ("retrieve: bad scope", "GET", f"{BASE}/50?scope=team", None, 400, "invalid_scope", "scope"),
-    ("retrieve: scope user without email", "GET", f"{BASE}/56?scope=user", None, 400, "missing_user_email",
-     "user_email"),
+    (
+        "retrieve: scope user without email",
+        "GET",
+        f"{BASE}/56?scope=user",
+        None,
+        400,
+        "missing_user_email",
+        "user_email",
+    ),
     ("read: id not a number", "POST", f"{BASE}/abc/read", None, 400, "invalid_id", "id"),
     ("archive: id beyond 32 bits", "POST", f"{BASE}/99999999999/archive", None, 400, "invalid_id", "id"),
     ("read: a body field", "POST", f"{BASE}/50/read", {"read": True}, 400, "invalid_field", "read"),
@@ -390,14 +481,42 @@ BAD = [
     ("archive: a form body", "POST", f"{BASE}/50/archive", "a=1", 415, "unsupported_media_type", None),
     ("archive-read: all yes", "POST", f"{BASE}/archive-read?all=yes", None, 400, "invalid_query", "all"),
     ("archive-read: all empty", "POST", f"{BASE}/archive-read?all=", None, 400, "invalid_query", "all"),
-    ("archive-read: all as an array", "POST", f"{BASE}/archive-read?all[]=true", None, 400, "invalid_query",
-     "all"),
-    ("archive-read: all as an object", "POST", f"{BASE}/archive-read?all[x]=true", None, 400,
-     "invalid_query", "all"),
-    ("archive-read: all repeated", "POST", f"{BASE}/archive-read?all=1&all=1", None, 400, "invalid_query",
-     "all"),
-    ("archive-read: all sent in the body", "POST", f"{BASE}/archive-read", {"all": True}, 400,
-     "invalid_field", "all"),
+    (
+        "archive-read: all as an array",
+        "POST",
+        f"{BASE}/archive-read?all[]=true",
+        None,
+        400,
+        "invalid_query",
+        "all",
+    ),
+    (
+        "archive-read: all as an object",
+        "POST",
+        f"{BASE}/archive-read?all[x]=true",
+        None,
+        400,
+        "invalid_query",
+        "all",
+    ),
+    (
+        "archive-read: all repeated",
+        "POST",
+        f"{BASE}/archive-read?all=1&all=1",
+        None,
+        400,
+        "invalid_query",
+        "all",
+    ),
+    (
+        "archive-read: all sent in the body",
+        "POST",
+        f"{BASE}/archive-read",
+        {"all": True},
+        400,
+        "invalid_field",
+        "all",
+    ),
     ("archive-read: GET", "GET", f"{BASE}/archive-read", None, 405, "method_not_allowed", None),
     ("count: POST", "POST", f"{BASE}/count", None, 405, "method_not_allowed", None),
     ("list: DELETE", "DELETE", BASE, None, 405, "method_not_allowed", None),
@@ -406,13 +525,18 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("method, path, body, status, code, param", [case[1:] for case in BAD],
-                         ids=[case[0] for case in BAD])
-def test_bad_input_gets_the_spec_error_and_changes_nothing(client, shop, method, path, body, status, code,
-                                                           param):
+@pytest.mark.parametrize(
+    "method, path, body, status, code, param", [case[1:] for case in BAD], ids=[case[0] for case in BAD]
+)
+def test_bad_input_gets_the_spec_error_and_changes_nothing(
+    client, shop, method, path, body, status, code, param
+):
     before = flags()
-    data, content_type = (body, "application/x-www-form-urlencoded") if isinstance(body, str) else (
-        None if body is None else json.dumps(body), "application/json")
+    data, content_type = (
+        (body, "application/x-www-form-urlencoded")
+        if isinstance(body, str)
+        else (None if body is None else json.dumps(body), "application/json")
+    )
     response = client.open(path, method=method, data=data, content_type=content_type, headers=shop)
     assert_error(response, status, code, param)
     assert flags() == before and Event.select().count() == 0

@@ -256,8 +256,13 @@ def test_a_refused_connection_is_a_network_error_not_a_timeout(app):
 
     closed = free_port()  # nothing listens there: the connection is refused at once
     with pytest.raises(NetworkError) as refused:
-        post(f"https://127.0.0.1:{closed}/hook", b"{}", {}, timeout=5,
-             trusted_networks=[ipaddress.ip_network("127.0.0.0/8")])
+        post(
+            f"https://127.0.0.1:{closed}/hook",
+            b"{}",
+            {},
+            timeout=5,
+            trusted_networks=[ipaddress.ip_network("127.0.0.0/8")],
+        )
     assert str(refused.value).startswith("network error: ConnectionRefusedError")
     assert "127.0.0.1" not in str(refused.value)  # the address stays out of the recorded error
 

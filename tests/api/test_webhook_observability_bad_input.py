@@ -58,22 +58,34 @@ def test_bad_recover_bodies(client, acme, sent, code, param):
 @pytest.mark.parametrize(
     "raw",
     ["{", "[]", '"x"', "null", "1e999", '{"since": NaN}', "[" * 5000, '{"since": "\\ud800"}'],
-    ids=["truncated json", "an array body", "a string body", "a null body", "an infinite number",
-         "a NaN", "nesting too deep", "a lone surrogate"],
+    ids=[
+        "truncated json",
+        "an array body",
+        "a string body",
+        "a null body",
+        "an infinite number",
+        "a NaN",
+        "nesting too deep",
+        "a lone surrogate",
+    ],
 )
 def test_recover_bodies_that_are_not_json_objects(client, acme, raw):
     sub = create(client, acme).get_json()
-    response = client.post(f"/api/v1/webhooks/{sub['id']}/recover", data=raw, content_type="application/json",
-                           headers=acme)
-    assert response.status_code == 400 and response.get_json()["error"]["code"] in ("invalid_json",
-                                                                                    "invalid_field")
+    response = client.post(
+        f"/api/v1/webhooks/{sub['id']}/recover", data=raw, content_type="application/json", headers=acme
+    )
+    assert response.status_code == 400 and response.get_json()["error"]["code"] in (
+        "invalid_json",
+        "invalid_field",
+    )
     assert WebhookRecovery.select().count() == 0
 
 
 def test_a_recover_without_a_body_is_missing_since(client, acme):
     sub = create(client, acme).get_json()
-    assert_error(client.post(f"/api/v1/webhooks/{sub['id']}/recover", headers=acme), 400, "missing_field",
-                 "since")
+    assert_error(
+        client.post(f"/api/v1/webhooks/{sub['id']}/recover", headers=acme), 400, "missing_field", "since"
+    )
 
 
 def test_a_recover_form_body_is_415(client, acme):
@@ -85,24 +97,39 @@ def test_a_recover_form_body_is_415(client, acme):
 
 def test_a_recover_text_body_is_415(client, acme):
     sub = create(client, acme).get_json()
-    response = client.post(f"/api/v1/webhooks/{sub['id']}/recover", data=json.dumps({"since": SINCE}),
-                           content_type="text/plain", headers=acme)
+    response = client.post(
+        f"/api/v1/webhooks/{sub['id']}/recover",
+        data=json.dumps({"since": SINCE}),
+        content_type="text/plain",
+        headers=acme,
+    )
     assert_error(response, 415, "unsupported_media_type")
 
 
-@pytest.mark.parametrize("key", ["", " ", "k" * 256, "key with spaces"], ids=["empty", "blank", "too long",
-                                                                                "spaces"])
+@pytest.mark.parametrize(
+    "key", ["", " ", "k" * 256, "key with spaces"], ids=["empty", "blank", "too long", "spaces"]
+)
 def test_a_bad_idempotency_key_on_recover_is_400(client, acme, key):
     sub = create(client, acme).get_json()
-    response = client.post(f"/api/v1/webhooks/{sub['id']}/recover", json={"since": SINCE},
-                           headers={**acme, "Idempotency-Key": key})
+    response = client.post(
+        f"/api/v1/webhooks/{sub['id']}/recover",
+        json={"since": SINCE},
+        headers={**acme, "Idempotency-Key": key},
+    )
     assert_error(response, 400, "invalid_idempotency_key", "Idempotency-Key")
 
 
 @pytest.mark.parametrize(
     "query",
-    ["window=1h", "window=24H", "window=", "window=7d&window=24h", "window[]=7d", "window=" + "9" * 5000,
-     "window=%00"],
+    [
+        "window=1h",
+        "window=24H",
+        "window=",
+        "window=7d&window=24h",
+        "window[]=7d",
+        "window=" + "9" * 5000,
+        "window=%00",
+    ],
     ids=lambda q: f"stats query {q[:30]}",
 )
 def test_bad_stats_queries_are_400(client, acme, query):
@@ -113,14 +140,22 @@ def test_bad_stats_queries_are_400(client, acme, query):
 
 @pytest.mark.parametrize(
     "query",
-    ["limit=0", "limit=101", "limit=x", "limit=99999999999999999999", "limit=1&limit=2", "cursor=abc",
-     "cursor[x]=1"],
+    [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "limit=99999999999999999999",
+        "limit=1&limit=2",
+        "cursor=abc",
+        "cursor[x]=1",
+    ],
     ids=lambda q: f"attempts query {q}",
 )
 def test_bad_attempt_list_queries_are_400(client, acme, query):
     sub = create(client, acme).get_json()
-    response = client.get(f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope00000000/attempts?{query}",
-                          headers=acme)
+    response = client.get(
+        f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope00000000/attempts?{query}", headers=acme
+    )
     assert response.status_code == 400
     assert response.get_json()["error"]["code"] in ("invalid_query", "invalid_cursor")
 
@@ -139,12 +174,21 @@ def test_unknown_or_malformed_delivery_ids_are_404(client, acme, delivery_id, su
 
 @pytest.mark.parametrize(
     "method,path",
-    [("get", "/recover"), ("put", "/recover"), ("post", "/stats"), ("delete", "/stats"),
-     ("post", "/deliveries/whd_x00000000"), ("post", "/deliveries/whd_x00000000/attempts")],
+    [
+        ("get", "/recover"),
+        ("put", "/recover"),
+        ("post", "/stats"),
+        ("delete", "/stats"),
+        ("post", "/deliveries/whd_x00000000"),
+        ("post", "/deliveries/whd_x00000000/attempts"),
+    ],
     ids=lambda v: v,
 )
 def test_wrong_methods_on_the_new_routes_are_405(client, acme, method, path):
     sub = create(client, acme).get_json()
-    assert_error(getattr(client, method)(f"/api/v1/webhooks/{sub['id']}{path}", headers=acme), 405,
-                 "method_not_allowed")
+    assert_error(
+        getattr(client, method)(f"/api/v1/webhooks/{sub['id']}{path}", headers=acme),
+        405,
+        "method_not_allowed",
+    )
     assert WebhookDelivery.select().count() == 0

@@ -14,8 +14,19 @@ from tests.helpers import assert_error, auth_headers, tenant_fixture
 from tests.helpers.backends import database_dump
 from tests.helpers.webhooks import URL, create, rotate
 
-SUBSCRIPTION_FIELDS = {"object", "id", "url", "description", "enabled", "events", "api_version",
-                       "last_error", "disabled_at", "created_at", "updated_at"}
+SUBSCRIPTION_FIELDS = {
+    "object",
+    "id",
+    "url",
+    "description",
+    "enabled",
+    "events",
+    "api_version",
+    "last_error",
+    "disabled_at",
+    "created_at",
+    "updated_at",
+}
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
@@ -28,13 +39,25 @@ def sub(client, acme):
 def add_delivery(sub_id: str, status: str) -> WebhookDelivery:
     """A delivery in a given status, as the engine of the next issue would leave it."""
     sub = WebhookSubscription.get_by_id(sub_id)
-    event = Event.create(id=f"evt_{status}_{sub_id[-6:]}", tenant=sub.tenant_id, type="ticket.created",
-                         data={"object": "ticket", "id": "1"})
-    return WebhookDelivery.create(id=f"whd_{status}_{sub_id[-6:]}", tenant=sub.tenant_id, subscription=sub_id,
-                                  event=event.id, event_type=event.type, payload={}, status=status)
+    event = Event.create(
+        id=f"evt_{status}_{sub_id[-6:]}",
+        tenant=sub.tenant_id,
+        type="ticket.created",
+        data={"object": "ticket", "id": "1"},
+    )
+    return WebhookDelivery.create(
+        id=f"whd_{status}_{sub_id[-6:]}",
+        tenant=sub.tenant_id,
+        subscription=sub_id,
+        event=event.id,
+        event_type=event.type,
+        payload={},
+        status=status,
+    )
 
 
 # create and read
+
 
 def test_create_returns_the_subscription_and_its_secret_once(client, acme):
     response = create(client, acme, description="Front desk tablet")
@@ -81,38 +104,49 @@ def test_another_tenants_subscription_is_a_404_like_a_missing_one(client, load, 
     other = auth_headers("sk_test_globex_token_0001")
     base = f"/api/v1/webhooks/{sub['id']}"
     assert client.get("/api/v1/webhooks", headers=other).get_json()["data"] == []
-    for response in (client.get(base, headers=other), client.delete(base, headers=other),
-                     client.patch(base, json={"enabled": False}, headers=other),
-                     client.post(f"{base}/ping", headers=other), rotate(client, other, sub["id"])):
+    for response in (
+        client.get(base, headers=other),
+        client.delete(base, headers=other),
+        client.patch(base, json={"enabled": False}, headers=other),
+        client.post(f"{base}/ping", headers=other),
+        rotate(client, other, sub["id"]),
+    ):
         error = assert_error(response, 404, "not_found")
         assert sub["id"] in error["message"]
-    missing = assert_error(client.get("/api/v1/webhooks/whsub_000000000000000000000000", headers=other),
-                           404, "not_found")
+    missing = assert_error(
+        client.get("/api/v1/webhooks/whsub_000000000000000000000000", headers=other), 404, "not_found"
+    )
     assert missing["message"].replace("whsub_000000000000000000000000", sub["id"]) == error["message"]
     assert WebhookSubscription.get_by_id(sub["id"]).enabled is True
 
 
-@pytest.mark.parametrize("raw", ["whsub_nope", "123", "x" * 300, "whsub_" + "a" * 100, "%00"],
-                         ids=["an unknown id", "a number", "a very long id", "a too long whsub id",
-                              "a NUL byte"])
+@pytest.mark.parametrize(
+    "raw",
+    ["whsub_nope", "123", "x" * 300, "whsub_" + "a" * 100, "%00"],
+    ids=["an unknown id", "a number", "a very long id", "a too long whsub id", "a NUL byte"],
+)
 def test_unknown_ids_are_404(client, acme, raw):
     assert_error(client.get(f"/api/v1/webhooks/{raw}", headers=acme), 404, "not_found")
 
 
 # api_version and Service-Version
 
-@pytest.mark.parametrize("header,expected", [(None, "2026-11-01"), ("2026-11-01", "2026-11-01"),
-                                             ("2027-03-15", "2026-11-01")],
-                         ids=["absent means the newest", "an exact version",
-                              "a later date pins the newest before it"])
+
+@pytest.mark.parametrize(
+    "header,expected",
+    [(None, "2026-11-01"), ("2026-11-01", "2026-11-01"), ("2027-03-15", "2026-11-01")],
+    ids=["absent means the newest", "an exact version", "a later date pins the newest before it"],
+)
 def test_api_version_comes_from_service_version(client, acme, header, expected):
     headers = {**acme, **({"Service-Version": header} if header else {})}
     assert create(client, headers).get_json()["api_version"] == expected
 
 
-@pytest.mark.parametrize("header", ["2020-01-01", "v1", "2026-02-30", "2026-11-1", ""],
-                         ids=["a date before the first version", "not a date", "an impossible date",
-                              "an unpadded date", "empty"])
+@pytest.mark.parametrize(
+    "header",
+    ["2020-01-01", "v1", "2026-02-30", "2026-11-1", ""],
+    ids=["a date before the first version", "not a date", "an impossible date", "an unpadded date", "empty"],
+)
 def test_an_unusable_service_version_is_400(client, acme, header):
     response = create(client, {**acme, "Service-Version": header})
     assert_error(response, 400, "invalid_field", "Service-Version")
@@ -121,13 +155,19 @@ def test_an_unusable_service_version_is_400(client, acme, header):
 
 # update
 
+
 def test_patch_changes_only_the_fields_given(client, acme, sub):
     clock.advance(5)
-    response = client.patch(f"/api/v1/webhooks/{sub['id']}", headers=acme,
-                            json={"description": "New", "events": ["*"], "url": "https://b.example.com/h"})
+    response = client.patch(
+        f"/api/v1/webhooks/{sub['id']}",
+        headers=acme,
+        json={"description": "New", "events": ["*"], "url": "https://b.example.com/h"},
+    )
     body = response.get_json()
     assert response.status_code == 200 and "signing_secret" not in body
-    assert body["description"] == "New" and body["events"] == ["*"] and body["url"] == "https://b.example.com/h"
+    assert (
+        body["description"] == "New" and body["events"] == ["*"] and body["url"] == "https://b.example.com/h"
+    )
     assert body["enabled"] is True and body["created_at"] == sub["created_at"]
     assert body["updated_at"] > sub["updated_at"]
 
@@ -177,6 +217,7 @@ def test_operator_settings_allow_http_and_trusted_networks(client, acme, app, mo
 
 # delete
 
+
 def test_delete_removes_it_and_dead_letters_its_queued_deliveries(client, acme, sub):
     pending, failed = add_delivery(sub["id"], "pending"), add_delivery(sub["id"], "failed")
     response = client.delete(f"/api/v1/webhooks/{sub['id']}", headers=acme)
@@ -193,12 +234,16 @@ def test_delete_removes_it_and_dead_letters_its_queued_deliveries(client, acme, 
 
 # rotation
 
+
 def test_rotation_makes_a_new_current_secret_and_keeps_the_old_for_24_hours(client, acme, sub):
     response = rotate(client, acme, sub["id"])
     body = response.get_json()
     assert response.status_code == 200
-    assert set(body) == SUBSCRIPTION_FIELDS | {"signing_secret", "previous_signing_secret_expires_at",
-                                               "signing_secret_generation"}
+    assert set(body) == SUBSCRIPTION_FIELDS | {
+        "signing_secret",
+        "previous_signing_secret_expires_at",
+        "signing_secret_generation",
+    }
     assert body["signing_secret"] != sub["signing_secret"]
     assert body["signing_secret_generation"] == 2
     expires = datetime.fromisoformat(body["previous_signing_secret_expires_at"].rstrip("Z"))
@@ -220,8 +265,10 @@ def test_a_second_rotation_inside_the_grace_period_is_409(client, acme, sub):
     clock.advance(3601)
     third = rotate(client, acme, sub["id"], key="third-rotation").get_json()
     assert third["signing_secret_generation"] == 3
-    assert signing_secrets(WebhookSubscription.get_by_id(sub["id"])) == [third["signing_secret"],
-                                                                         first["signing_secret"]]
+    assert signing_secrets(WebhookSubscription.get_by_id(sub["id"])) == [
+        third["signing_secret"],
+        first["signing_secret"],
+    ]
 
 
 def test_an_identical_retry_returns_the_committed_rotation_with_the_same_secret(client, acme, sub):
@@ -232,11 +279,18 @@ def test_an_identical_retry_returns_the_committed_rotation_with_the_same_secret(
     assert WebhookSubscription.get_by_id(sub["id"]).secret_generation == 2
 
 
-@pytest.mark.parametrize("key,status,code", [
-    (None, 400, "invalid_idempotency_key"), ("1234567", 400, "invalid_idempotency_key"),
-    ("k" * 256, 400, "invalid_idempotency_key"), ("has space", 400, "invalid_idempotency_key"),
-    ("12345678", 200, None), ("k" * 255, 200, None),
-], ids=["no key", "seven characters", "256 characters", "a space", "eight characters", "255 characters"])
+@pytest.mark.parametrize(
+    "key,status,code",
+    [
+        (None, 400, "invalid_idempotency_key"),
+        ("1234567", 400, "invalid_idempotency_key"),
+        ("k" * 256, 400, "invalid_idempotency_key"),
+        ("has space", 400, "invalid_idempotency_key"),
+        ("12345678", 200, None),
+        ("k" * 255, 200, None),
+    ],
+    ids=["no key", "seven characters", "256 characters", "a space", "eight characters", "255 characters"],
+)
 def test_rotation_requires_an_idempotency_key_of_8_to_255(client, acme, sub, key, status, code):
     headers = {**acme, **({"Idempotency-Key": key} if key is not None else {})}
     response = client.post(f"/api/v1/webhooks/{sub['id']}/rotate_secret", headers=headers)
@@ -256,6 +310,7 @@ def test_rotation_needs_webhooks_manage(client, load):
 
 
 # ping
+
 
 def test_ping_queues_one_pending_delivery_to_this_subscription_only(client, acme):
     target = create(client, acme, events=["*"]).get_json()
@@ -280,21 +335,26 @@ def test_ping_is_sent_whatever_events_the_subscription_chose(client, acme, sub):
 
 def test_pinging_a_disabled_subscription_is_422_and_queues_nothing(client, acme, sub):
     client.patch(f"/api/v1/webhooks/{sub['id']}", json={"enabled": False}, headers=acme)
-    error = assert_error(client.post(f"/api/v1/webhooks/{sub['id']}/ping", headers=acme), 422,
-                         "subscription_disabled")
+    error = assert_error(
+        client.post(f"/api/v1/webhooks/{sub['id']}/ping", headers=acme), 422, "subscription_disabled"
+    )
     assert error["type"] == "unprocessable_error"
     assert Event.select().count() == 0 and WebhookDelivery.select().count() == 0
 
 
 # the event type catalog
 
+
 def test_event_types_is_the_live_catalog_of_the_spec(client, acme):
     body = client.get("/api/v1/webhooks/event_types?limit=100", headers=acme).get_json()
     assert [t["type"] for t in body["data"]] == list(EVENT_TYPES) and len(EVENT_TYPES) == 26
     by_type = {t["type"]: t for t in body["data"]}
-    assert by_type["payment.refunded"] == {"object": "webhook_event_type", "type": "payment.refunded",
-                                           "description": "A payment was refunded, fully or partially.",
-                                           "data_object": "refund"}
+    assert by_type["payment.refunded"] == {
+        "object": "webhook_event_type",
+        "type": "payment.refunded",
+        "description": "A payment was refunded, fully or partially.",
+        "data_object": "refund",
+    }
     assert by_type["webhook.ping"]["data_object"] is None
     assert all(t["description"] for t in body["data"])
 
@@ -316,14 +376,20 @@ def test_an_event_types_cursor_is_bound_to_its_endpoint(client, acme):
     for _ in range(2):
         create(client, acme)
     cursor = client.get("/api/v1/webhooks?limit=1", headers=acme).get_json()["next_cursor"]
-    assert_error(client.get(f"/api/v1/webhooks/event_types?cursor={cursor}", headers=acme), 400,
-                 "invalid_cursor", "cursor")
+    assert_error(
+        client.get(f"/api/v1/webhooks/event_types?cursor={cursor}", headers=acme),
+        400,
+        "invalid_cursor",
+        "cursor",
+    )
     types_cursor = client.get("/api/v1/webhooks/event_types?limit=1", headers=acme).get_json()["next_cursor"]
-    assert_error(client.get(f"/api/v1/webhooks?cursor={types_cursor}", headers=acme), 400,
-                 "invalid_cursor", "cursor")
+    assert_error(
+        client.get(f"/api/v1/webhooks?cursor={types_cursor}", headers=acme), 400, "invalid_cursor", "cursor"
+    )
 
 
 # secrets never leak
+
 
 def test_the_secret_is_stored_encrypted_and_nowhere_in_plain_text(client, acme, app):
     sub = create(client, acme, events=["*"]).get_json()
@@ -335,26 +401,34 @@ def test_the_secret_is_stored_encrypted_and_nowhere_in_plain_text(client, acme, 
     assert "whsub_" in dump  # the dump does hold the database's rows
     for secret in (sub["signing_secret"], rotated["signing_secret"]):
         assert secret not in dump
-        assert secret[len("whsec_"):] not in dump
+        assert secret[len("whsec_") :] not in dump
 
 
 def test_the_secret_appears_only_in_the_create_and_rotate_responses_and_in_no_log(client, acme, caplog):
     caplog.set_level(logging.DEBUG)
-    created = client.post("/api/v1/webhooks", json={"url": URL, "events": ["*"]},
-                          headers={**acme, "Idempotency-Key": "create-0001"})
+    created = client.post(
+        "/api/v1/webhooks",
+        json={"url": URL, "events": ["*"]},
+        headers={**acme, "Idempotency-Key": "create-0001"},
+    )
     sub = created.get_json()
     rotated = rotate(client, acme, sub["id"])
     secrets = [sub["signing_secret"], rotated.get_json()["signing_secret"]]
     base = f"/api/v1/webhooks/{sub['id']}"
     others = [
-        client.post("/api/v1/webhooks", json={"url": URL, "events": ["*"]},
-                    headers={**acme, "Idempotency-Key": "create-0001"}),  # a replay shows the same secret
+        client.post(
+            "/api/v1/webhooks",
+            json={"url": URL, "events": ["*"]},
+            headers={**acme, "Idempotency-Key": "create-0001"},
+        ),  # a replay shows the same secret
         rotate(client, acme, sub["id"]),
-        client.get(base, headers=acme), client.get("/api/v1/webhooks", headers=acme),
+        client.get(base, headers=acme),
+        client.get("/api/v1/webhooks", headers=acme),
         client.patch(base, json={"description": "x"}, headers=acme),
         client.post(f"{base}/ping", headers=acme),
         client.get("/api/v1/webhooks/event_types", headers=acme),
-        rotate(client, acme, sub["id"], key="another-key-1"), client.delete(base, headers=acme),
+        rotate(client, acme, sub["id"], key="another-key-1"),
+        client.delete(base, headers=acme),
     ]
     assert others[0].get_json()["signing_secret"] == secrets[0]
     assert others[1].get_json()["signing_secret"] == secrets[1]
@@ -364,33 +438,52 @@ def test_the_secret_appears_only_in_the_create_and_rotate_responses_and_in_no_lo
     assert any(record.name == "peewee" for record in caplog.records)  # SQL with its parameters was logged
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for secret in secrets:
-        assert secret not in logged and secret[len("whsec_"):] not in logged
+        assert secret not in logged and secret[len("whsec_") :] not in logged
 
 
 # fixtures
 
+
 def test_fixture_subscriptions_keep_their_ids_and_secrets(client, load, acme):
-    summary = load(tenant_fixture("globex", token="sk_test_globex_token_0001", webhook_subscriptions=[
-        {"id": "whsub_demo_globex_1", "url": URL, "events": ["*"], "description": "Demo",
-         "signing_secret": "whsec_demo_secret_globex_0001", "created_at": "2026-11-01T10:00:00.000Z"},
-        {"url": URL, "events": ["ticket.created"], "enabled": False}]))
+    summary = load(
+        tenant_fixture(
+            "globex",
+            token="sk_test_globex_token_0001",
+            webhook_subscriptions=[
+                {
+                    "id": "whsub_demo_globex_1",
+                    "url": URL,
+                    "events": ["*"],
+                    "description": "Demo",
+                    "signing_secret": "whsec_demo_secret_globex_0001",
+                    "created_at": "2026-11-01T10:00:00.000Z",
+                },
+                {"url": URL, "events": ["ticket.created"], "enabled": False},
+            ],
+        )
+    )
     secrets = {s["id"]: s["signing_secret"] for s in summary["webhook_subscriptions"]}
     assert secrets["whsub_demo_globex_1"] == "whsec_demo_secret_globex_0001" and len(secrets) == 2
     row = WebhookSubscription.get_by_id("whsub_demo_globex_1")
     assert signing_secrets(row) == ["whsec_demo_secret_globex_0001"]
-    body = client.get("/api/v1/webhooks/whsub_demo_globex_1",
-                      headers=auth_headers("sk_test_globex_token_0001")).get_json()
+    body = client.get(
+        "/api/v1/webhooks/whsub_demo_globex_1", headers=auth_headers("sk_test_globex_token_0001")
+    ).get_json()
     assert body["created_at"] == "2026-11-01T10:00:00.000Z" and body["api_version"] == "2026-11-01"
     assert_error(client.get("/api/v1/webhooks/whsub_demo_globex_1", headers=acme), 404, "not_found")
 
 
-@pytest.mark.parametrize("entry,path", [
-    ({"url": "https://127.0.0.1/x", "events": ["*"]}, "webhook_subscriptions[0].url"),
-    ({"url": URL, "events": ["nope"]}, "webhook_subscriptions[0].events"),
-    ({"url": URL, "events": ["*"], "secret": "x"}, "webhook_subscriptions[0].secret"),
-    ({"url": URL, "events": ["*"], "signing_secret": "short"}, "webhook_subscriptions[0].signing_secret"),
-    ({"url": URL, "events": ["*"], "api_version": "2019-01-01"}, "webhook_subscriptions[0].api_version"),
-], ids=["a blocked url", "an unknown event", "an unknown key", "a weak secret", "an unknown version"])
+@pytest.mark.parametrize(
+    "entry,path",
+    [
+        ({"url": "https://127.0.0.1/x", "events": ["*"]}, "webhook_subscriptions[0].url"),
+        ({"url": URL, "events": ["nope"]}, "webhook_subscriptions[0].events"),
+        ({"url": URL, "events": ["*"], "secret": "x"}, "webhook_subscriptions[0].secret"),
+        ({"url": URL, "events": ["*"], "signing_secret": "short"}, "webhook_subscriptions[0].signing_secret"),
+        ({"url": URL, "events": ["*"], "api_version": "2019-01-01"}, "webhook_subscriptions[0].api_version"),
+    ],
+    ids=["a blocked url", "an unknown event", "an unknown key", "a weak secret", "an unknown version"],
+)
 def test_bad_fixture_subscriptions_name_the_entry(load, entry, path):
     from shop.domain.fixtures import FixtureError
 

@@ -74,19 +74,26 @@ def test_bad_create_bodies(client, acme, sent, code, param):
     assert_nothing_written()
 
 
-@pytest.mark.parametrize("url", ["https://127.0.0.1/hook", "https://10.0.0.5/hook", "https://[::1]/hook",
-                                 "https://localhost/hook"], ids=["loopback", "private", "ipv6 loopback",
-                                                                 "localhost by name"])
+@pytest.mark.parametrize(
+    "url",
+    ["https://127.0.0.1/hook", "https://10.0.0.5/hook", "https://[::1]/hook", "https://localhost/hook"],
+    ids=["loopback", "private", "ipv6 loopback", "localhost by name"],
+)
 def test_a_refused_private_url_names_the_setting_that_allows_it(client, acme, url):
-    error = assert_error(client.post("/api/v1/webhooks", json=body(url=url), headers=acme), 400,
-                         "invalid_field", "url")
+    error = assert_error(
+        client.post("/api/v1/webhooks", json=body(url=url), headers=acme), 400, "invalid_field", "url"
+    )
     assert "SHOP_WEBHOOK_TRUSTED_NETWORKS" in error["message"]
     assert_nothing_written()
 
 
 def test_a_cloud_metadata_url_gets_no_hint_to_trust_it(client, acme):
-    error = assert_error(client.post("/api/v1/webhooks", json=body(url="https://169.254.169.254/x"),
-                                     headers=acme), 400, "invalid_field", "url")
+    error = assert_error(
+        client.post("/api/v1/webhooks", json=body(url="https://169.254.169.254/x"), headers=acme),
+        400,
+        "invalid_field",
+        "url",
+    )
     assert "cloud metadata" in error["message"] and "TRUSTED_NETWORKS" not in error["message"]
 
 
@@ -100,20 +107,31 @@ def test_the_fixture_loader_names_the_setting_too(runner, tmp_path):
     assert_nothing_written()
 
 
-@pytest.mark.parametrize("raw,param", [
-    ('{"url": "https://a.example.com/", "events": ["*"], "description": "\\ud800"}', "description"),
-    ('{"url": "https://a.example.com/\\udfff", "events": ["*"]}', "url"),
-    ('{"url": "https://a.example.com/", "events": ["\\ud800"]}', "events"),
-], ids=["a lone surrogate in the description", "a lone surrogate in the url", "a lone surrogate in events"])
+@pytest.mark.parametrize(
+    "raw,param",
+    [
+        ('{"url": "https://a.example.com/", "events": ["*"], "description": "\\ud800"}', "description"),
+        ('{"url": "https://a.example.com/\\udfff", "events": ["*"]}', "url"),
+        ('{"url": "https://a.example.com/", "events": ["\\ud800"]}', "events"),
+    ],
+    ids=["a lone surrogate in the description", "a lone surrogate in the url", "a lone surrogate in events"],
+)
 def test_text_that_cannot_be_stored_is_400_not_500(client, acme, raw, param):
     response = client.post("/api/v1/webhooks", data=raw, content_type="application/json", headers=acme)
     assert_error(response, 400, "invalid_field", param)
     assert_nothing_written()
 
 
-@pytest.mark.parametrize("raw,code", [
-    ("{", "invalid_json"), ("[]", "invalid_json"), ('"x"', "invalid_json"), ("null", "invalid_json"),
-], ids=["truncated json", "an array body", "a string body", "a null body"])
+@pytest.mark.parametrize(
+    "raw,code",
+    [
+        ("{", "invalid_json"),
+        ("[]", "invalid_json"),
+        ('"x"', "invalid_json"),
+        ("null", "invalid_json"),
+    ],
+    ids=["truncated json", "an array body", "a string body", "a null body"],
+)
 def test_bodies_that_are_not_objects(client, acme, raw, code):
     response = client.post("/api/v1/webhooks", data=raw, content_type="application/json", headers=acme)
     assert_error(response, 400, code)
@@ -152,8 +170,9 @@ PATCH_CASES = [
 ]
 
 
-@pytest.mark.parametrize("body,code,param", [c[:3] for c in PATCH_CASES],
-                         ids=[f"patch refuses {c[3]}" for c in PATCH_CASES])
+@pytest.mark.parametrize(
+    "body,code,param", [c[:3] for c in PATCH_CASES], ids=[f"patch refuses {c[3]}" for c in PATCH_CASES]
+)
 def test_bad_patch_bodies_change_nothing(client, acme, body, code, param):
     sub = create(client, acme).get_json()
     before = WebhookSubscription.get_by_id(sub["id"]).__data__
@@ -162,9 +181,20 @@ def test_bad_patch_bodies_change_nothing(client, acme, body, code, param):
     assert WebhookSubscription.get_by_id(sub["id"]).__data__ == before
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "limit=1&limit=2", "limit[]=1",
-                                   "cursor=", "cursor=abc", "cursor[x]=1"],
-                         ids=lambda q: f"list query {q}")
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "limit=1&limit=2",
+        "limit[]=1",
+        "cursor=",
+        "cursor=abc",
+        "cursor[x]=1",
+    ],
+    ids=lambda q: f"list query {q}",
+)
 @pytest.mark.parametrize("path", ["/api/v1/webhooks", "/api/v1/webhooks/event_types"], ids=["subs", "types"])
 def test_bad_list_queries_are_400(client, acme, path, query):
     response = client.get(f"{path}?{query}", headers=acme)
@@ -172,11 +202,19 @@ def test_bad_list_queries_are_400(client, acme, path, query):
     assert response.get_json()["error"]["code"] in ("invalid_query", "invalid_cursor")
 
 
-@pytest.mark.parametrize("method,path", [
-    ("put", "/api/v1/webhooks"), ("delete", "/api/v1/webhooks"), ("get", "/api/v1/webhooks/whsub_x/ping"),
-    ("get", "/api/v1/webhooks/whsub_x/rotate_secret"), ("post", "/api/v1/webhooks/event_types"),
-    ("delete", "/api/v1/webhooks/event_types"), ("patch", "/api/v1/webhooks/event_types"),
-], ids=lambda v: v)
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("put", "/api/v1/webhooks"),
+        ("delete", "/api/v1/webhooks"),
+        ("get", "/api/v1/webhooks/whsub_x/ping"),
+        ("get", "/api/v1/webhooks/whsub_x/rotate_secret"),
+        ("post", "/api/v1/webhooks/event_types"),
+        ("delete", "/api/v1/webhooks/event_types"),
+        ("patch", "/api/v1/webhooks/event_types"),
+    ],
+    ids=lambda v: v,
+)
 def test_wrong_methods_are_405(client, acme, method, path):
     response = getattr(client, method)(path, headers=acme)
     assert_error(response, 405, "method_not_allowed")
@@ -188,8 +226,9 @@ def test_wrong_methods_are_405(client, acme, method, path):
 def test_fields_sent_to_a_write_that_takes_none_are_refused_and_change_nothing(client, acme, method, action):
     sub = create(client, acme).get_json()
     headers = {**acme, "Idempotency-Key": "no-fields-0001"}
-    response = getattr(client, method)(f"/api/v1/webhooks/{sub['id']}{action}", json={"x": 1},
-                                       headers=headers)
+    response = getattr(client, method)(
+        f"/api/v1/webhooks/{sub['id']}{action}", json={"x": 1}, headers=headers
+    )
     assert response.status_code == 400
     after = WebhookSubscription.get_by_id(sub["id"])
     assert after.deleted_at is None and after.secret_generation == 1
@@ -198,8 +237,16 @@ def test_fields_sent_to_a_write_that_takes_none_are_refused_and_change_nothing(c
 
 # the scope gate (Authentication point 4)
 
-FAMILIES = ["customers.read", "tickets.read", "invoices.read", "estimates.read", "payments.read",
-            "appointments.read", "leads.read", "messages.read"]
+FAMILIES = [
+    "customers.read",
+    "tickets.read",
+    "invoices.read",
+    "estimates.read",
+    "payments.read",
+    "appointments.read",
+    "leads.read",
+    "messages.read",
+]
 BASE = ["webhooks.read", "webhooks.write"]
 
 SCOPE_CASES = [
@@ -214,8 +261,12 @@ SCOPE_CASES = [
     (["lead.converted"], [], ["leads.read"], "lead events need leads.read"),
     (["message.received"], [], ["messages.read"], "message events need messages.read"),
     (["webhook.ping"], [], [], "webhook.ping needs no scope"),
-    (["lead.created", "invoice.sent", "message.sent"], ["messages.read"], ["invoices.read", "leads.read"],
-     "every missing family is named"),
+    (
+        ["lead.created", "invoice.sent", "message.sent"],
+        ["messages.read"],
+        ["invoices.read", "leads.read"],
+        "every missing family is named",
+    ),
     (["*"], [], FAMILIES, "star without any read scope names all eight"),
     (["*"], [s for s in FAMILIES if s != "leads.read"], ["leads.read"], "star needs leads.read too"),
     (["*"], FAMILIES, [], "star with every read scope"),
@@ -228,8 +279,9 @@ def _key(load, scopes):
     return auth_headers("sk_test_acme_token_0001")
 
 
-@pytest.mark.parametrize("events,scopes,missing", [c[:3] for c in SCOPE_CASES],
-                         ids=[c[3] for c in SCOPE_CASES])
+@pytest.mark.parametrize(
+    "events,scopes,missing", [c[:3] for c in SCOPE_CASES], ids=[c[3] for c in SCOPE_CASES]
+)
 def test_scope_gate_at_create(client, load, events, scopes, missing):
     response = create(client, _key(load, scopes), events=events)
     if not missing:
@@ -242,8 +294,9 @@ def test_scope_gate_at_create(client, load, events, scopes, missing):
     assert_nothing_written()
 
 
-@pytest.mark.parametrize("events,scopes,missing", [c[:3] for c in SCOPE_CASES],
-                         ids=[c[3] for c in SCOPE_CASES])
+@pytest.mark.parametrize(
+    "events,scopes,missing", [c[:3] for c in SCOPE_CASES], ids=[c[3] for c in SCOPE_CASES]
+)
 def test_scope_gate_at_every_change_of_events(client, load, events, scopes, missing):
     headers = _key(load, scopes)
     sub = create(client, headers, events=["webhook.ping"]).get_json()
@@ -264,8 +317,12 @@ def test_a_change_that_leaves_events_alone_passes_no_gate(client, load):
     ApiKey.update(scopes=BASE).execute()  # the key lost its read scopes since
     response = client.patch(f"/api/v1/webhooks/{sub['id']}", json={"description": "still mine"}, headers=full)
     assert response.status_code == 200
-    assert_error(client.patch(f"/api/v1/webhooks/{sub['id']}", json={"events": ["*"]}, headers=full),
-                 403, "insufficient_scope", "events")
+    assert_error(
+        client.patch(f"/api/v1/webhooks/{sub['id']}", json={"events": ["*"]}, headers=full),
+        403,
+        "insufficient_scope",
+        "events",
+    )
 
 
 def test_the_scope_gate_comes_after_the_body_is_valid(client, load):
@@ -273,18 +330,26 @@ def test_the_scope_gate_comes_after_the_body_is_valid(client, load):
     assert_error(response, 400, "invalid_field", "url")
 
 
-@pytest.mark.parametrize("method,path,scope", [
-    ("get", "/api/v1/webhooks", "webhooks.read"), ("post", "/api/v1/webhooks", "webhooks.write"),
-    ("get", "/api/v1/webhooks/event_types", "webhooks.read"),
-    ("get", "/api/v1/webhooks/whsub_x", "webhooks.read"),
-    ("patch", "/api/v1/webhooks/whsub_x", "webhooks.write"),
-    ("delete", "/api/v1/webhooks/whsub_x", "webhooks.write"),
-    ("post", "/api/v1/webhooks/whsub_x/ping", "webhooks.write"),
-    ("post", "/api/v1/webhooks/whsub_x/rotate_secret", "webhooks.manage"),
-], ids=lambda v: v)
+@pytest.mark.parametrize(
+    "method,path,scope",
+    [
+        ("get", "/api/v1/webhooks", "webhooks.read"),
+        ("post", "/api/v1/webhooks", "webhooks.write"),
+        ("get", "/api/v1/webhooks/event_types", "webhooks.read"),
+        ("get", "/api/v1/webhooks/whsub_x", "webhooks.read"),
+        ("patch", "/api/v1/webhooks/whsub_x", "webhooks.write"),
+        ("delete", "/api/v1/webhooks/whsub_x", "webhooks.write"),
+        ("post", "/api/v1/webhooks/whsub_x/ping", "webhooks.write"),
+        ("post", "/api/v1/webhooks/whsub_x/rotate_secret", "webhooks.manage"),
+    ],
+    ids=lambda v: v,
+)
 def test_each_endpoint_requires_its_scope(client, load, method, path, scope):
-    load(tenant_fixture("acme", scopes=[s for s in ["webhooks.read", "webhooks.write", "webhooks.manage"]
-                                        if s != scope]))
+    load(
+        tenant_fixture(
+            "acme", scopes=[s for s in ["webhooks.read", "webhooks.write", "webhooks.manage"] if s != scope]
+        )
+    )
     headers = {**auth_headers("sk_test_acme_token_0001"), "Idempotency-Key": "scope-check-1"}
     has_body = method in ("post", "patch") and not path.endswith(("ping", "rotate_secret"))
     kwargs = {"data": json.dumps(GOOD), "content_type": "application/json"} if has_body else {}

@@ -17,8 +17,14 @@ def start_consumer():
 
     def start(**env):
         log = open(Path(os.environ["SHOP_INSTANCE_PATH"]) / f"consumer-{len(procs)}.log", "w")
-        proc = subprocess.Popen([sys.executable, "-m", "tasks"], cwd=ROOT, env={**os.environ, **env},
-                                stdout=log, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tasks"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         procs.append((proc, log))
         return proc
 

@@ -17,10 +17,17 @@ def test_the_consumer_prunes_expired_idempotency_records(acme, consumer):
     from tasks.maintenance import prune_idempotency_records
 
     old = clock.now() - timedelta(hours=25)
-    IdempotencyRecord.create(api_key_id="key_acme", key="old", fingerprint="f", state="completed",
-                             locked_until=old, created_at=old)
-    IdempotencyRecord.create(api_key_id="key_acme", key="new", fingerprint="f", state="completed",
-                             locked_until=clock.now(), created_at=clock.now())
+    IdempotencyRecord.create(
+        api_key_id="key_acme", key="old", fingerprint="f", state="completed", locked_until=old, created_at=old
+    )
+    IdempotencyRecord.create(
+        api_key_id="key_acme",
+        key="new",
+        fingerprint="f",
+        state="completed",
+        locked_until=clock.now(),
+        created_at=clock.now(),
+    )
     prune_idempotency_records()  # enqueues the job; the consumer process runs it
     wait_until(lambda: IdempotencyRecord.select().count() == 1)
     assert [r.key for r in IdempotencyRecord.select()] == ["new"]
@@ -29,9 +36,14 @@ def test_the_consumer_prunes_expired_idempotency_records(acme, consumer):
 def test_demo_serves_the_api_with_the_printed_key(tmp_path):
     port = free_port()
     env = dict(os.environ, SHOP_INSTANCE_PATH=str(tmp_path), SHOP_DATABASE=str(tmp_path / "demo.sqlite3"))
-    proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "app", "shop", "demo", "--port",
-                             str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "app", "shop", "demo", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         base = f"http://127.0.0.1:{port}/api/v1"
         wait_until(lambda: http_ok(f"{base}/health"), timeout=30)
@@ -40,8 +52,9 @@ def test_demo_serves_the_api_with_the_printed_key(tmp_path):
         assert me.status_code == 200 and me.json()["tenant_id"] == "acme"
         customers = requests.get(f"{base}/customers", headers=headers, timeout=5).json()
         assert {c["display_name"] for c in customers["data"]} >= {"Ann Lee", "Bo Chen"}
-        starter = requests.get(f"{base}/me", headers={"Authorization": "Bearer sk_test_globex_demo_0001"},
-                               timeout=5)
+        starter = requests.get(
+            f"{base}/me", headers={"Authorization": "Bearer sk_test_globex_demo_0001"}, timeout=5
+        )
         assert starter.status_code == 402
     finally:
         stop(proc)

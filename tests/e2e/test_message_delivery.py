@@ -181,8 +181,9 @@ def test_killing_the_consumer_mid_burst_loses_no_message(client, load, start_con
         start_consumer(**env)  # its start-up sweep, and again once the killed one's claims lapsed
         sent = Message.select().where(Message.delivery_status == "sent")
         wait_until(lambda: sent.count() == 60, timeout=90)
-        received = Counter(message_from_bytes(e.content).get_payload(decode=True).decode()
-                           for e in sink.messages)
+        received = Counter(
+            message_from_bytes(e.content).get_payload(decode=True).decode() for e in sink.messages
+        )
     assert halfway < 60  # the kill really happened mid-burst
     assert set(received) == {f"Burst {i}" for i in range(60)}  # every message reached the server
     # only messages the server accepted while the killed worker had not yet recorded them are sent

@@ -26,8 +26,17 @@ FIXTURE = {
 }
 
 
-LEFT_OUT_OF_THE_BUILD = (".git", ".venv", "build", "dist", "*.egg-info", "instance", "__pycache__",
-                         ".pytest_cache", ".ruff_cache")
+LEFT_OUT_OF_THE_BUILD = (
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "instance",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+)
 
 
 @pytest.fixture(scope="module")

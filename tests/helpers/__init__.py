@@ -9,10 +9,21 @@ from shop.platform import usage_log
 DESIGN_FIXTURE = Path(__file__).resolve().parents[1] / "data" / "design_fixture.json"
 
 ALL_SCOPES = [
-    "messages.read", "messages.write", "appointments.read", "appointments.write",
-    "notifications.read", "notifications.write", "webhooks.read", "webhooks.write",
-    "webhooks.manage", "customers.read", "tickets.read", "invoices.read", "estimates.read",
-    "payments.read", "leads.read",
+    "messages.read",
+    "messages.write",
+    "appointments.read",
+    "appointments.write",
+    "notifications.read",
+    "notifications.write",
+    "webhooks.read",
+    "webhooks.write",
+    "webhooks.manage",
+    "customers.read",
+    "tickets.read",
+    "invoices.read",
+    "estimates.read",
+    "payments.read",
+    "leads.read",
 ]
 
 ERROR_KEYS = {"type", "code", "message", "param", "details", "request_id"}
@@ -20,10 +31,13 @@ ERROR_KEYS = {"type", "code", "message", "param", "details", "request_id"}
 
 def tenant_fixture(tenant_id: str = "acme", scopes=None, token: str | None = None, **fields) -> dict:
     """A fixture tenant with one key holding `scopes` (all scopes by default)."""
-    key = {"id": f"key_{tenant_id}", "token": token or f"sk_test_{tenant_id}_token_0001",
-           "mode": "test", "scopes": ALL_SCOPES if scopes is None else scopes}
-    tenant = {"id": tenant_id, "name": tenant_id.title(), "timezone": "America/New_York",
-              "api_keys": [key]}
+    key = {
+        "id": f"key_{tenant_id}",
+        "token": token or f"sk_test_{tenant_id}_token_0001",
+        "mode": "test",
+        "scopes": ALL_SCOPES if scopes is None else scopes,
+    }
+    tenant = {"id": tenant_id, "name": tenant_id.title(), "timezone": "America/New_York", "api_keys": [key]}
     tenant.update(fields)
     return tenant
 

@@ -6,21 +6,43 @@ from shop import clock
 from shop.models import Appointment, Event
 
 BOOKING = {
-    "enabled": True, "slot_minutes": 30, "capacity": 2, "max_days_ahead": 60, "min_notice_minutes": 60,
-    "hours": {"mon": [["09:00", "17:00"]], "tue": [["09:00", "12:00"], ["13:00", "17:00"]],
-              "wed": [], "thu": [["09:00", "17:00"]], "fri": [["09:00", "17:00"]],
-              "sat": [["10:00", "14:00"]], "sun": []},
+    "enabled": True,
+    "slot_minutes": 30,
+    "capacity": 2,
+    "max_days_ahead": 60,
+    "min_notice_minutes": 60,
+    "hours": {
+        "mon": [["09:00", "17:00"]],
+        "tue": [["09:00", "12:00"], ["13:00", "17:00"]],
+        "wed": [],
+        "thu": [["09:00", "17:00"]],
+        "fri": [["09:00", "17:00"]],
+        "sat": [["10:00", "14:00"]],
+        "sun": [],
+    },
     "closed_dates": ["2026-12-25"],
-    "services": [{"id": "screen-repair", "name": "Screen repair", "minutes": 90},
-                 {"id": "quick-check", "name": "Quick check", "minutes": 30}],
-    "techs": [{"id": "alex", "name": "Alex", "hours": {"mon": [["09:00", "13:00"]]}},
-              {"id": "bo", "name": "Bo"}],
+    "services": [
+        {"id": "screen-repair", "name": "Screen repair", "minutes": 90},
+        {"id": "quick-check", "name": "Quick check", "minutes": 30},
+    ],
+    "techs": [
+        {"id": "alex", "name": "Alex", "hours": {"mon": [["09:00", "13:00"]]}},
+        {"id": "bo", "name": "Bo"},
+    ],
 }
-TICKETS = [{"id": "1001"}, {"id": "1002", "billing_only": True}, {"id": "1003", "hidden": True},
-           {"id": "1004", "deleted": True}]
+TICKETS = [
+    {"id": "1001"},
+    {"id": "1002", "billing_only": True},
+    {"id": "1003", "hidden": True},
+    {"id": "1004", "deleted": True},
+]
 BASE = "/api/v1/appointments"
-NEW = {"customer_name": "Ann Lee", "customer_phone": "+15555550100", "scheduled_date": "2026-12-01",
-       "scheduled_time": "10:00"}
+NEW = {
+    "customer_name": "Ann Lee",
+    "customer_phone": "+15555550100",
+    "scheduled_date": "2026-12-01",
+    "scheduled_time": "10:00",
+}
 
 
 def set_clock(iso_utc: str) -> None:

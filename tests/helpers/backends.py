@@ -82,10 +82,15 @@ def database_dump() -> str:
     """Every row of every table as text: SQLite's iterdump, or each PostgreSQL row cast to text."""
     if not on_postgres():
         return "\n".join(db.connection().iterdump())
-    tables = [row[0] for row in db.execute_sql(
-        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()]
-    return "\n".join(row[0] for table in tables
-                     for row in db.execute_sql(f'SELECT t::text FROM "{table}" AS t').fetchall())
+    tables = [
+        row[0]
+        for row in db.execute_sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        ).fetchall()
+    ]
+    return "\n".join(
+        row[0] for table in tables for row in db.execute_sql(f'SELECT t::text FROM "{table}" AS t').fetchall()
+    )
 
 
 def note_backends(config, items) -> None:

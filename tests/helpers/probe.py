@@ -38,8 +38,9 @@ class ProbeViews(MethodView):
         from shop.platform.errors import ApiError
 
         with write_transaction():
-            customer = Customer.create(tenant=g.tenant.id, display_name=body["display_name"],
-                                       email=body.get("email"))
+            customer = Customer.create(
+                tenant=g.tenant.id, display_name=body["display_name"], email=body.get("email")
+            )
             time.sleep(body.get("delay_ms", 0) / 1000)
             if body.get("fail") == "crash":
                 raise RuntimeError("probe crash with secret sk_live_should_not_leak")

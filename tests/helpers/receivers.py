@@ -52,8 +52,9 @@ class HttpReceiver:
     """A JSON HTTP server on 127.0.0.1 answering from a script of (status, body[, headers]) and
     recording requests; `keep_alive` speaks HTTP/1.1 and `connections` counts the connections."""
 
-    def __init__(self, script=None, default=(200, {"id": "gw-1"}), ssl_context=None, delay=0.0,
-                 keep_alive=False):
+    def __init__(
+        self, script=None, default=(200, {"id": "gw-1"}), ssl_context=None, delay=0.0, keep_alive=False
+    ):
         self.script = list(script or [])
         self.default = default
         self.delay = delay

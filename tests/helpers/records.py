@@ -8,23 +8,50 @@ from shop.db import on_postgres
 from shop.models import ALL_MODELS, Event
 
 ACME = dict(
-    customers=[{"id": 1, "display_name": "Ann Lee", "email": "ann@example.com", "phone": "+15555550100"},
-               {"id": 2, "display_name": "Bo Chen"}],
-    tickets=[{"id": "1001", "customer_id": 1, "subject": "Cracked screen", "status": "In Progress"},
-             {"id": "1002", "customer_id": 2, "subject": "Battery"},
-             {"id": "1003", "customer_id": 2, "subject": "Hidden", "hidden": True}],
-    invoices=[{"id": 3001, "ticket_id": "1001", "status": "sent", "total": 18900},
-              {"id": 3002, "ticket_id": "1002", "total": 7900},
-              {"id": 3003, "ticket_id": "1003", "total": 100}],
-    estimates=[{"id": 5001, "ticket_id": "1001", "status": "sent", "total": 18900},
-               {"id": 5002, "ticket_id": "1002", "total": 7900},
-               {"id": 5003, "ticket_id": "1003", "status": "sent"}],
-    payments=[{"id": 4001, "invoice_id": 3001, "amount": 5000, "method": "card",
-               "created_at": "2026-11-01T12:00:00Z"},
-              {"id": 4002, "invoice_id": 3001, "amount": 3000, "method": "cash",
-               "created_at": "2026-11-01T13:00:00Z"}],
-    leads=[{"id": 6001, "name": "Cy Park", "email": "cy@example.com", "phone": "+15555550102",
-            "source": "web_form"}],
+    customers=[
+        {"id": 1, "display_name": "Ann Lee", "email": "ann@example.com", "phone": "+15555550100"},
+        {"id": 2, "display_name": "Bo Chen"},
+    ],
+    tickets=[
+        {"id": "1001", "customer_id": 1, "subject": "Cracked screen", "status": "In Progress"},
+        {"id": "1002", "customer_id": 2, "subject": "Battery"},
+        {"id": "1003", "customer_id": 2, "subject": "Hidden", "hidden": True},
+    ],
+    invoices=[
+        {"id": 3001, "ticket_id": "1001", "status": "sent", "total": 18900},
+        {"id": 3002, "ticket_id": "1002", "total": 7900},
+        {"id": 3003, "ticket_id": "1003", "total": 100},
+    ],
+    estimates=[
+        {"id": 5001, "ticket_id": "1001", "status": "sent", "total": 18900},
+        {"id": 5002, "ticket_id": "1002", "total": 7900},
+        {"id": 5003, "ticket_id": "1003", "status": "sent"},
+    ],
+    payments=[
+        {
+            "id": 4001,
+            "invoice_id": 3001,
+            "amount": 5000,
+            "method": "card",
+            "created_at": "2026-11-01T12:00:00Z",
+        },
+        {
+            "id": 4002,
+            "invoice_id": 3001,
+            "amount": 3000,
+            "method": "cash",
+            "created_at": "2026-11-01T13:00:00Z",
+        },
+    ],
+    leads=[
+        {
+            "id": 6001,
+            "name": "Cy Park",
+            "email": "cy@example.com",
+            "phone": "+15555550102",
+            "source": "web_form",
+        }
+    ],
 )
 GLOBEX = dict(
     customers=[{"id": 21, "display_name": "Gil"}],

@@ -38,15 +38,17 @@ def verify(header: str, raw_body: bytes, secrets: list[str], now: float | None =
 class WebhookReceiver(HttpReceiver):
     """An HTTPS receiver on 127.0.0.1 with its own CA; `ca_path` is what SHOP_WEBHOOK_CA_BUNDLE names."""
 
-    def __init__(self, tmp_path, script=None, default=(200, {"ok": True}), delay=0.0, keep_alive=False,
-                 names=()):
+    def __init__(
+        self, tmp_path, script=None, default=(200, {"ok": True}), delay=0.0, keep_alive=False, names=()
+    ):
         self.ca = trustme.CA()
         server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         self.ca.issue_cert("127.0.0.1", "localhost", *names).configure_cert(server_context)
         self.ca_path = str(tmp_path / "webhook-ca.pem")
         self.ca.cert_pem.write_to_path(self.ca_path)
-        super().__init__(script=script, default=default, ssl_context=server_context, delay=delay,
-                         keep_alive=keep_alive)
+        super().__init__(
+            script=script, default=default, ssl_context=server_context, delay=delay, keep_alive=keep_alive
+        )
 
     def hook_url(self, host: str = "127.0.0.1") -> str:
         return f"https://{host}:{self.port}/hooks/repair-shop"

@@ -11,5 +11,6 @@ def create(client, headers, **body):
 
 def rotate(client, headers, sub_id, key="rotate-key-0001"):
     """POST .../rotate_secret with an Idempotency-Key."""
-    return client.post(f"/api/v1/webhooks/{sub_id}/rotate_secret",
-                       headers={**headers, "Idempotency-Key": key})
+    return client.post(
+        f"/api/v1/webhooks/{sub_id}/rotate_secret", headers={**headers, "Idempotency-Key": key}
+    )

@@ -21,10 +21,16 @@ def main() -> None:
     statuses = Counter()
     for _ in range(count):
         if idempotency_key:
-            response = client.post("/api/v1/_probe", json={"display_name": "Race", "delay_ms": 50},
-                                   headers={**headers, "Idempotency-Key": idempotency_key})
-            label = f"{response.status_code} replay" if response.headers.get("Idempotent-Replayed") else \
-                str(response.status_code)
+            response = client.post(
+                "/api/v1/_probe",
+                json={"display_name": "Race", "delay_ms": 50},
+                headers={**headers, "Idempotency-Key": idempotency_key},
+            )
+            label = (
+                f"{response.status_code} replay"
+                if response.headers.get("Idempotent-Replayed")
+                else str(response.status_code)
+            )
         else:
             label = str(client.get("/api/v1/me", headers=headers).status_code)
         statuses[label] += 1

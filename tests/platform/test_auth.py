@@ -9,10 +9,20 @@ from shop.models import ApiKey, UsageLog
 from tests.helpers import assert_error, auth_headers, logged_rows, tenant_fixture
 
 
-@pytest.mark.parametrize("header", [
-    None, "", "Bearer", "Bearer ", "Basic c2stdGVzdA==", "Bearer sk_test_unknown_key",
-    "Bearer " + "x" * 500, "sk_test_acme_token_0001",
-], ids=lambda h: f"authorization {h!r:.30}")
+@pytest.mark.parametrize(
+    "header",
+    [
+        None,
+        "",
+        "Bearer",
+        "Bearer ",
+        "Basic c2stdGVzdA==",
+        "Bearer sk_test_unknown_key",
+        "Bearer " + "x" * 500,
+        "sk_test_acme_token_0001",
+    ],
+    ids=lambda h: f"authorization {h!r:.30}",
+)
 def test_missing_or_malformed_key_is_401(client, acme, header):
     headers = {} if header is None else {"Authorization": header}
     response = client.get("/api/v1/me", headers=headers)
@@ -26,13 +36,29 @@ BARE_CHALLENGE = 'Bearer realm="api"'
 TOKEN_CHALLENGE = 'Bearer realm="api", error="invalid_token"'
 
 
-@pytest.mark.parametrize("header, challenge", [
-    (None, BARE_CHALLENGE), ("", BARE_CHALLENGE), ("Bearer ", BARE_CHALLENGE),
-    ("Basic c2stdGVzdA==", BARE_CHALLENGE), ("sk_test_acme_token_0001", BARE_CHALLENGE),
-    ("Bearer sk_test_unknown_key", TOKEN_CHALLENGE), ("Bearer " + "x" * 500, TOKEN_CHALLENGE),
-    ("bearer sk_test_acme_token_0002", TOKEN_CHALLENGE),
-], ids=["no header", "empty header", "bearer without token", "another scheme", "token without scheme",
-        "unknown token", "overlong token", "lower-case scheme, unknown token"])
+@pytest.mark.parametrize(
+    "header, challenge",
+    [
+        (None, BARE_CHALLENGE),
+        ("", BARE_CHALLENGE),
+        ("Bearer ", BARE_CHALLENGE),
+        ("Basic c2stdGVzdA==", BARE_CHALLENGE),
+        ("sk_test_acme_token_0001", BARE_CHALLENGE),
+        ("Bearer sk_test_unknown_key", TOKEN_CHALLENGE),
+        ("Bearer " + "x" * 500, TOKEN_CHALLENGE),
+        ("bearer sk_test_acme_token_0002", TOKEN_CHALLENGE),
+    ],
+    ids=[
+        "no header",
+        "empty header",
+        "bearer without token",
+        "another scheme",
+        "token without scheme",
+        "unknown token",
+        "overlong token",
+        "lower-case scheme, unknown token",
+    ],
+)
 def test_every_401_carries_a_bearer_challenge(client, acme, header, challenge):
     headers = {} if header is None else {"Authorization": header}
     response = client.get("/api/v1/me", headers=headers)
@@ -104,9 +130,12 @@ def test_inactive_subscription_is_402_billing_subscription_required(client, load
     load(tenant_fixture("acme", billing_status=status, current_period_end="2026-11-01T00:00:00Z"))
     response = client.get("/api/v1/me", headers=auth_headers("sk_test_acme_token_0001"))
     error = assert_error(response, 402, "billing_subscription_required")
-    assert error["details"] == {"billing_required": True, "reason": "subscription_inactive",
-                                "subscription_status": status,
-                                "current_period_end": "2026-11-01T00:00:00.000Z"}
+    assert error["details"] == {
+        "billing_required": True,
+        "reason": "subscription_inactive",
+        "subscription_status": status,
+        "current_period_end": "2026-11-01T00:00:00.000Z",
+    }
 
 
 @pytest.mark.parametrize("status", ["past_due", "incomplete"])
@@ -128,8 +157,9 @@ def test_suspended_tenant_is_503(client, load):
     assert error["type"] == "service_unavailable_error"
 
 
-@pytest.mark.parametrize("fields", [{"plan": "starter"}, {"billing_status": "past_due"},
-                                    {"billing_status": "canceled"}], ids=str)
+@pytest.mark.parametrize(
+    "fields", [{"plan": "starter"}, {"billing_status": "past_due"}, {"billing_status": "canceled"}], ids=str
+)
 def test_usage_passes_the_plan_and_billing_gates(client, load, fields):
     load(tenant_fixture("acme", **fields))
     headers = auth_headers("sk_test_acme_token_0001")

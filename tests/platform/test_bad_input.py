@@ -164,8 +164,16 @@ CASES = [
     ),
     # Python's json reads these, JSON has none of them
     ("probe: NaN", "POST", "/api/v1/_probe", '{"display_name": NaN}', JSON, 400, "invalid_json", None),
-    ("probe: Infinity", "POST", "/api/v1/_probe", '{"display_name": -Infinity}', JSON, 400, "invalid_json",
-     None),
+    (
+        "probe: Infinity",
+        "POST",
+        "/api/v1/_probe",
+        '{"display_name": -Infinity}',
+        JSON,
+        400,
+        "invalid_json",
+        None,
+    ),
     ("probe: 1e999", "POST", "/api/v1/_probe", '{"display_name": 1e999}', JSON, 400, "invalid_json", None),
     ("probe: array body", "POST", "/api/v1/_probe", "[]", JSON, 400, "invalid_json", None),
     (

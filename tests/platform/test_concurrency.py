@@ -14,9 +14,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def hammer(args, extra_env=None, processes=2) -> Counter:
     env = dict(os.environ, **(extra_env or {}))
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.platform.hammer", *args], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(processes)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.platform.hammer", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(processes)
+    ]
     total = Counter()
     for proc in procs:
         out, err = proc.communicate(timeout=120)
@@ -27,8 +35,9 @@ def hammer(args, extra_env=None, processes=2) -> Counter:
 
 def test_two_processes_never_overdraw_one_bucket(acme):
     # no refill: whatever the interleaving, exactly `capacity` requests may pass
-    statuses = hammer(["sk_test_acme_token_0001", "60"],
-                      {"SHOP_RATE_LIMIT_CAPACITY": "50", "SHOP_RATE_LIMIT_REFILL": "0"})
+    statuses = hammer(
+        ["sk_test_acme_token_0001", "60"], {"SHOP_RATE_LIMIT_CAPACITY": "50", "SHOP_RATE_LIMIT_REFILL": "0"}
+    )
     assert statuses == Counter({"200": 50, "429": 70})
 
 

@@ -36,15 +36,19 @@ def test_a_raw_non_utf8_byte_in_the_query_is_read_like_a_bad_escape(client, acme
 
 
 def test_a_raw_non_utf8_byte_in_the_query_of_an_idempotent_post_is_not_a_500(client, acme):
-    response = client.post("/api/v1/_probe", json={"display_name": "Ann"},
-                           headers={**acme, "Idempotency-Key": "raw-byte-1"},
-                           environ_overrides={"QUERY_STRING": "x=\xff"})
+    response = client.post(
+        "/api/v1/_probe",
+        json={"display_name": "Ann"},
+        headers={**acme, "Idempotency-Key": "raw-byte-1"},
+        environ_overrides={"QUERY_STRING": "x=\xff"},
+    )
     assert response.status_code == 201
 
 
 def test_a_raw_non_utf8_byte_is_ignored_by_usage_like_any_malformed_value(client, acme):
-    response = client.get("/api/v1/usage", headers=acme,
-                          environ_overrides={"QUERY_STRING": "window_days=\xff"})
+    response = client.get(
+        "/api/v1/usage", headers=acme, environ_overrides={"QUERY_STRING": "window_days=\xff"}
+    )
     assert response.status_code == 200
 
 
@@ -55,21 +59,26 @@ def test_wrong_method_is_405_with_allow_header(client, acme):
     assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD"}
 
 
-@pytest.mark.parametrize("method, path", [
-    ("GET", "/api/v1/messages/send"),  # also the shape of /messages/<message_id>
-    ("PUT", "/api/v1/messages/send"),
-    ("GET", "/api/v1/notifications/archive-read"),  # also the shape of /notifications/<id>
-    ("DELETE", "/api/v1/notifications/archive-read"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("GET", "/api/v1/messages/send"),  # also the shape of /messages/<message_id>
+        ("PUT", "/api/v1/messages/send"),
+        ("GET", "/api/v1/notifications/archive-read"),  # also the shape of /notifications/<id>
+        ("DELETE", "/api/v1/notifications/archive-read"),
+    ],
+)
 def test_a_post_only_route_is_405_allowing_post_alone_though_an_id_route_shares_its_shape(
-        client, acme, method, path):
+    client, acme, method, path
+):
     response = client.open(path, method=method, headers=acme)
     assert_error(response, 405, "method_not_allowed")
     assert response.headers["Allow"] == "POST"
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer sk_test_acme_token_0001"}],
-                         ids=["no key", "key"])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer sk_test_acme_token_0001"}], ids=["no key", "key"]
+)
 def test_options_is_405_in_json_before_authentication(client, acme, headers):
     response = client.options("/api/v1/appointments", headers=headers)
     assert_error(response, 405, "method_not_allowed")
@@ -99,8 +108,12 @@ def test_write_without_a_body_needs_no_content_type(client, acme):
 
 
 def test_json_content_type_with_charset_is_accepted(client, acme):
-    response = client.post("/api/v1/_probe", data=json.dumps({"display_name": "Ann"}),
-                           content_type="application/json; charset=utf-8", headers=acme)
+    response = client.post(
+        "/api/v1/_probe",
+        data=json.dumps({"display_name": "Ann"}),
+        content_type="application/json; charset=utf-8",
+        headers=acme,
+    )
     assert response.status_code == 201
 
 
@@ -117,9 +130,13 @@ def test_oversized_body_is_413(client, app, acme):
 def test_a_chunked_body_over_the_limit_is_413_before_authentication(client, app, acme, extra, status):
     limit = app.config["MAX_CONTENT_LENGTH"]
     body = b'{"display_name": "' + b"x" * (limit - 20 + extra) + b'"}'  # limit + extra bytes
-    response = client.post("/api/v1/_probe", input_stream=io.BytesIO(body), content_type="application/json",
-                           headers={"Transfer-Encoding": "chunked"},  # no key: 413 comes first
-                           environ_base={"wsgi.input_terminated": True})  # as a server streaming it
+    response = client.post(
+        "/api/v1/_probe",
+        input_stream=io.BytesIO(body),
+        content_type="application/json",
+        headers={"Transfer-Encoding": "chunked"},  # no key: 413 comes first
+        environ_base={"wsgi.input_terminated": True},
+    )  # as a server streaming it
     assert response.status_code == status  # at the limit: read whole, then refused for want of a key
 
 
@@ -137,23 +154,33 @@ class BadChunks(io.BytesIO):
 
 
 def test_a_chunked_body_the_server_cannot_decode_is_400_not_500(client, acme):
-    response = client.post("/api/v1/_probe", input_stream=BadChunks(), content_type="application/json",
-                           headers={"Transfer-Encoding": "chunked"},
-                           environ_base={"wsgi.input_terminated": True})
+    response = client.post(
+        "/api/v1/_probe",
+        input_stream=BadChunks(),
+        content_type="application/json",
+        headers={"Transfer-Encoding": "chunked"},
+        environ_base={"wsgi.input_terminated": True},
+    )
     assert_error(response, 400, "invalid_json")
 
 
 def test_unparseable_json_is_400_invalid_json(client, acme):
-    response = client.post("/api/v1/_probe", data='{"display_name": ', content_type="application/json",
-                           headers=acme)
+    response = client.post(
+        "/api/v1/_probe", data='{"display_name": ', content_type="application/json", headers=acme
+    )
     assert_error(response, 400, "invalid_json")
     assert Customer.select().count() == 0
 
 
-@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000,
-                                  '{"display_name": ' * 5_000 + "1" + "}" * 5_000,
-                                  '{"display_name": "Ann", "count": ' + "1" * 5_000 + "}"],
-                         ids=["deeply nested array", "deeply nested object", "5000-digit integer"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"display_name": ' * 5_000 + "1" + "}" * 5_000,
+        '{"display_name": "Ann", "count": ' + "1" * 5_000 + "}",
+    ],
+    ids=["deeply nested array", "deeply nested object", "5000-digit integer"],
+)
 def test_json_python_cannot_hold_is_400_invalid_json(client, acme, body):
     response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
     assert_error(response, 400, "invalid_json")
@@ -182,14 +209,16 @@ def test_unknown_field_is_invalid_field(client, acme):
 
 
 def test_32_bit_overflow_is_invalid_value(client, acme):
-    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_648},
-                           headers=acme)
+    response = client.post(
+        "/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_648}, headers=acme
+    )
     assert_error(response, 400, "invalid_value", param="count")
 
 
 def test_largest_32_bit_value_is_accepted(client, acme):
-    response = client.post("/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_647},
-                           headers=acme)
+    response = client.post(
+        "/api/v1/_probe", json={"display_name": "Ann", "count": 2_147_483_647}, headers=acme
+    )
     assert response.status_code == 201
 
 

@@ -36,8 +36,10 @@ def test_a_retry_replays_the_saved_response(client, acme):
 def test_replay_lasts_24_hours_then_the_key_is_fresh(client, acme):
     post(client, acme, {"display_name": "Ann"}, key="create-ann-1")
     clock.advance(24 * 3600 - 60)
-    assert post(client, acme, {"display_name": "Ann"}, key="create-ann-1").headers.get(
-        "Idempotent-Replayed") == "true"
+    assert (
+        post(client, acme, {"display_name": "Ann"}, key="create-ann-1").headers.get("Idempotent-Replayed")
+        == "true"
+    )
     clock.advance(120)
     response = post(client, acme, {"display_name": "Ann"}, key="create-ann-1")
     assert response.status_code == 201 and "Idempotent-Replayed" not in response.headers
@@ -63,8 +65,9 @@ def test_keys_belong_to_the_calling_api_key(client, acme, load):
 
     load(tenant_fixture("globex"))
     post(client, acme, {"display_name": "Ann"}, key="shared-key")
-    response = post(client, auth_headers("sk_test_globex_token_0001"), {"display_name": "Ann"},
-                    key="shared-key")
+    response = post(
+        client, auth_headers("sk_test_globex_token_0001"), {"display_name": "Ann"}, key="shared-key"
+    )
     assert response.status_code == 201 and "Idempotent-Replayed" not in response.headers
     assert Customer.select().count() == 2
 
@@ -86,11 +89,17 @@ def test_server_errors_release_the_key(client, acme):
     assert Customer.select().count() == 0
 
 
-@pytest.mark.parametrize("key", ["", "a" * 256, "has space", "tab\tkey", "ünïcode"],
-                         ids=["empty", "256 chars", "space", "tab", "non-ascii"])
+@pytest.mark.parametrize(
+    "key",
+    ["", "a" * 256, "has space", "tab\tkey", "ünïcode"],
+    ids=["empty", "256 chars", "space", "tab", "non-ascii"],
+)
 def test_bad_keys_are_400_invalid_idempotency_key(client, acme, key):
-    response = client.post("/api/v1/_probe", json={"display_name": "Ann"},
-                           headers={**acme, "Idempotency-Key": key.encode("utf-8").decode("latin-1")})
+    response = client.post(
+        "/api/v1/_probe",
+        json={"display_name": "Ann"},
+        headers={**acme, "Idempotency-Key": key.encode("utf-8").decode("latin-1")},
+    )
     assert_error(response, 400, "invalid_idempotency_key", param="Idempotency-Key")
     assert Customer.select().count() == 0
 
@@ -128,12 +137,21 @@ def test_two_concurrent_requests_exactly_one_runs(app, acme):
 
 
 def test_an_abandoned_claim_is_taken_over_after_its_lock(client, acme):
-    IdempotencyRecord.create(api_key_id="key_acme", key="k-stale", fingerprint="0" * 64,
-                             locked_until=clock.now() + timedelta(seconds=60), created_at=clock.now())
+    IdempotencyRecord.create(
+        api_key_id="key_acme",
+        key="k-stale",
+        fingerprint="0" * 64,
+        locked_until=clock.now() + timedelta(seconds=60),
+        created_at=clock.now(),
+    )
     # a claim left by a process that died: same fingerprint as the retry
     IdempotencyRecord.update(fingerprint=_fingerprint_of(client, acme)).execute()
-    assert_error(post(client, acme, {"display_name": "Ann"}, key="k-stale"), 409,
-                 "idempotency_in_progress", param="Idempotency-Key")
+    assert_error(
+        post(client, acme, {"display_name": "Ann"}, key="k-stale"),
+        409,
+        "idempotency_in_progress",
+        param="Idempotency-Key",
+    )
     clock.advance(61)
     assert post(client, acme, {"display_name": "Ann"}, key="k-stale").status_code == 201
     assert Customer.select().count() == 1
@@ -145,8 +163,9 @@ def _fingerprint_of(client, headers):
 
     app = client.application
     body = json.dumps({"display_name": "Ann"}).encode()
-    with app.test_request_context("/api/v1/_probe", method="POST", data=body,
-                                  content_type="application/json"):
+    with app.test_request_context(
+        "/api/v1/_probe", method="POST", data=body, content_type="application/json"
+    ):
         return idempotency.fingerprint()
 
 

@@ -47,8 +47,9 @@ def test_walking_every_page_returns_each_record_once_newest_first(client, custom
 def test_records_added_between_pages_do_not_shift_the_walk(client, customers):
     first = client.get("/api/v1/customers?limit=10", headers=customers).get_json()
     Customer.create(tenant="acme", display_name="newest", created_at=datetime(2030, 1, 1))
-    second = client.get(f"/api/v1/customers?limit=10&cursor={first['next_cursor']}",
-                        headers=customers).get_json()
+    second = client.get(
+        f"/api/v1/customers?limit=10&cursor={first['next_cursor']}", headers=customers
+    ).get_json()
     assert not {i["id"] for i in first["data"]} & {i["id"] for i in second["data"]}
     assert "newest" not in [i["display_name"] for i in second["data"]]
 
@@ -59,28 +60,33 @@ def test_limit_out_of_range_is_invalid_query(client, customers, limit):
     assert_error(response, 400, "invalid_query", param="limit")
 
 
-@pytest.mark.parametrize("limit", ["+2", " 2", "2 ", "1_0", "\uff12", "\u0662"],
-                         ids=["plus sign", "leading space", "trailing space", "underscore", "fullwidth 2",
-                              "arabic-indic 2"])
+@pytest.mark.parametrize(
+    "limit",
+    ["+2", " 2", "2 ", "1_0", "\uff12", "\u0662"],
+    ids=["plus sign", "leading space", "trailing space", "underscore", "fullwidth 2", "arabic-indic 2"],
+)
 def test_limit_not_written_as_plain_digits_is_invalid_query(client, customers, limit):
     # int() takes all of these; the query grammar is ASCII digits only
     response = client.get("/api/v1/customers", query_string={"limit": limit}, headers=customers)
     assert_error(response, 400, "invalid_query", param="limit")
 
 
-@pytest.mark.parametrize("query", ["limit=1&limit=2", "limit[]=3", "limit[x]=3"],
-                         ids=["repeated", "array", "object"])
+@pytest.mark.parametrize(
+    "query", ["limit=1&limit=2", "limit[]=3", "limit[x]=3"], ids=["repeated", "array", "object"]
+)
 def test_arrays_or_objects_for_a_scalar_are_invalid_query(client, customers, query):
-    assert_error(client.get(f"/api/v1/customers?{query}", headers=customers), 400, "invalid_query",
-                 param="limit")
+    assert_error(
+        client.get(f"/api/v1/customers?{query}", headers=customers), 400, "invalid_query", param="limit"
+    )
 
 
 def test_limit_100_is_accepted(client, customers):
     assert client.get("/api/v1/customers?limit=100", headers=customers).status_code == 200
 
 
-@pytest.mark.parametrize("cursor", ["abc", "a.b", "", "x" * 3000, "eyJ4IjoxfQ.AAAA", "%00", "...",
-                                    "a&cursor=b"])
+@pytest.mark.parametrize(
+    "cursor", ["abc", "a.b", "", "x" * 3000, "eyJ4IjoxfQ.AAAA", "%00", "...", "a&cursor=b"]
+)
 def test_malformed_cursors_are_invalid_cursor(client, customers, cursor):
     response = client.get(f"/api/v1/customers?cursor={cursor}", headers=customers)
     assert_error(response, 400, "invalid_cursor", param="cursor")

@@ -27,8 +27,9 @@ def test_error_responses_to_a_verified_key_carry_the_headers(client, acme):
     assert response.headers["RateLimit-Remaining"] == "99"
 
 
-@pytest.mark.parametrize("path", ["/api/v1", "/api/v1/health", "/api/v1/openapi.json",
-                                  "/api/v1/openapi.yaml"])
+@pytest.mark.parametrize(
+    "path", ["/api/v1", "/api/v1/health", "/api/v1/openapi.json", "/api/v1/openapi.yaml"]
+)
 def test_discovery_endpoints_carry_no_rate_limit_headers(client, acme, path):
     response = client.get(path, headers=acme)
     assert response.status_code == 200
@@ -36,8 +37,7 @@ def test_discovery_endpoints_carry_no_rate_limit_headers(client, acme, path):
 
 
 def test_bucket_empties_then_429_with_retry_after(client, acme, small_bucket):
-    remaining = [client.get("/api/v1/me", headers=acme).headers["RateLimit-Remaining"]
-                 for _ in range(5)]
+    remaining = [client.get("/api/v1/me", headers=acme).headers["RateLimit-Remaining"] for _ in range(5)]
     assert remaining == ["4", "3", "2", "1", "0"]
     response = client.get("/api/v1/me", headers=acme)
     error = assert_error(response, 429, "rate_limited")
@@ -71,8 +71,9 @@ def test_bucket_refills_over_time(client, acme, small_bucket):
 
 def test_live_and_test_keys_have_separate_buckets(client, load, small_bucket):
     tenant = tenant_fixture("acme")
-    tenant["api_keys"].append({"id": "key_acme_live", "token": "sk_live_acme_token_0001",
-                               "mode": "live", "scopes": ALL_SCOPES})
+    tenant["api_keys"].append(
+        {"id": "key_acme_live", "token": "sk_live_acme_token_0001", "mode": "live", "scopes": ALL_SCOPES}
+    )
     load(tenant)
     test_key, live_key = auth_headers("sk_test_acme_token_0001"), auth_headers("sk_live_acme_token_0001")
     for _ in range(5):

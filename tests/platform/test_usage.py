@@ -49,8 +49,15 @@ def test_what_is_logged_and_what_is_not(client, acme):
 
 def test_5xx_and_other_classes_are_counted(client, acme):
     client.post("/api/v1/_probe", json={"display_name": "A", "fail": "crash"}, headers=acme)
-    UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=304,
-                    duration_ms=3, created_ms=clock.epoch_ms())
+    UsageLog.create(
+        tenant_id="acme",
+        api_key_id="key_acme",
+        method="GET",
+        path="/x",
+        status=304,
+        duration_ms=3,
+        created_ms=clock.epoch_ms(),
+    )
     body = usage(client, acme)
     assert body["by_status_class"] == {"2xx": 0, "4xx": 0, "5xx": 1, "other": 1}
     assert body["error_count"] == 1 and body["error_rate"] == 0.5
@@ -59,13 +66,27 @@ def test_5xx_and_other_classes_are_counted(client, acme):
 def test_durations_and_rounding(client, acme):
     now = clock.epoch_ms()
     for status, ms in [(200, 10), (200, 11), (404, 30)]:
-        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x",
-                        status=status, duration_ms=ms, created_ms=now - 1000)
+        UsageLog.create(
+            tenant_id="acme",
+            api_key_id="key_acme",
+            method="GET",
+            path="/x",
+            status=status,
+            duration_ms=ms,
+            created_ms=now - 1000,
+        )
     body = usage(client, acme, "?by_key=true")
     assert body["duration_ms"] == {"total": 51, "avg": 17, "max": 30}
     assert body["error_rate"] == round(1 / 3, 4)
-    assert body["by_key"] == [{"api_key_id": "key_acme", "total_requests": 3, "error_count": 1,
-                               "error_rate": 0.3333, "avg_duration_ms": 17}]
+    assert body["by_key"] == [
+        {
+            "api_key_id": "key_acme",
+            "total_requests": 3,
+            "error_count": 1,
+            "error_rate": 0.3333,
+            "avg_duration_ms": 17,
+        }
+    ]
 
 
 def test_only_the_calling_key_is_reported(client, load):
@@ -84,8 +105,15 @@ def test_only_the_calling_key_is_reported(client, load):
 
 def test_window_bounds_since_inclusive_until_exclusive(client, acme):
     for ms in (1_000, 2_000, 3_000):
-        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
-                        duration_ms=1, created_ms=ms)
+        UsageLog.create(
+            tenant_id="acme",
+            api_key_id="key_acme",
+            method="GET",
+            path="/x",
+            status=200,
+            duration_ms=1,
+            created_ms=ms,
+        )
     body = usage(client, acme, "?since=1000&until=3000")
     assert body["total_requests"] == 2
     assert body["window"] == {"since": "1970-01-01T00:00:01.000Z", "until": "1970-01-01T00:00:03.000Z"}
@@ -95,30 +123,65 @@ def test_window_days_ends_at_until(client, acme):
     day = 86_400_000
     until = 100 * day
     for ms in (until - 3 * day, until - day // 2):
-        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
-                        duration_ms=1, created_ms=ms)
+        UsageLog.create(
+            tenant_id="acme",
+            api_key_id="key_acme",
+            method="GET",
+            path="/x",
+            status=200,
+            duration_ms=1,
+            created_ms=ms,
+        )
     assert usage(client, acme, f"?until={until}&window_days=1")["total_requests"] == 1
     assert usage(client, acme, f"?until={until}&window_days=7")["total_requests"] == 2
     # since overrides window_days
     assert usage(client, acme, f"?until={until}&window_days=1&since=0")["total_requests"] == 2
 
 
-@pytest.mark.parametrize("query", [
-    "?window_days=abc", "?window_days=-3", "?window_days=0", "?window_days=1.5", "?since=yesterday",
-    "?until=soon", "?by_key=maybe", "?limit=lots", "?limit=-1", "?window_days[]=3", "?since=1&since=2",
-    "?until=99999999999999999999999", "?by_key[x]=1",
-], ids=lambda q: f"malformed {q}")
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?window_days=abc",
+        "?window_days=-3",
+        "?window_days=0",
+        "?window_days=1.5",
+        "?since=yesterday",
+        "?until=soon",
+        "?by_key=maybe",
+        "?limit=lots",
+        "?limit=-1",
+        "?window_days[]=3",
+        "?since=1&since=2",
+        "?until=99999999999999999999999",
+        "?by_key[x]=1",
+    ],
+    ids=lambda q: f"malformed {q}",
+)
 def test_malformed_parameters_fall_back_to_defaults(client, acme, query):
     body = usage(client, acme, query)
     assert body["object"] == "api_usage"
     assert body["window"]["since"] is not None
 
 
-@pytest.mark.parametrize("query", [
-    "?window_days=%C2%B2", "?since=%C2%B2", "?until=-%C2%B2", "?limit=%C2%B2&by_key=true",
-    "?window_days=%D9%A1", "?window_days=-%C2%B9",
-], ids=["superscript window_days", "superscript since", "negative superscript until", "superscript limit",
-        "arabic-indic window_days", "negative superscript window_days"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?window_days=%C2%B2",
+        "?since=%C2%B2",
+        "?until=-%C2%B2",
+        "?limit=%C2%B2&by_key=true",
+        "?window_days=%D9%A1",
+        "?window_days=-%C2%B9",
+    ],
+    ids=[
+        "superscript window_days",
+        "superscript since",
+        "negative superscript until",
+        "superscript limit",
+        "arabic-indic window_days",
+        "negative superscript window_days",
+    ],
+)
 def test_non_ascii_digits_are_malformed_and_fall_back_to_defaults(client, acme, query):
     # "\u00b2".isdigit() is true but int() refuses it: this was a 500
     body = usage(client, acme, query)
@@ -137,9 +200,20 @@ def test_default_window_is_30_days(client, acme):
 
 def test_rollup_over_its_time_budget_is_504(client, app, acme, monkeypatch):
     now = clock.epoch_ms()
-    UsageLog.insert_many([{"tenant_id": "acme", "api_key_id": "key_acme", "method": "GET", "path": "/x",
-                           "status": 200, "duration_ms": 1, "created_ms": now - i} for i in range(1, 2001)]
-                         ).execute()
+    UsageLog.insert_many(
+        [
+            {
+                "tenant_id": "acme",
+                "api_key_id": "key_acme",
+                "method": "GET",
+                "path": "/x",
+                "status": 200,
+                "duration_ms": 1,
+                "created_ms": now - i,
+            }
+            for i in range(1, 2001)
+        ]
+    ).execute()
     assert usage(client, acme)["total_requests"] == 2000
     monkeypatch.setitem(app.config, "USAGE_TIME_BUDGET_MS", 0)
     response = client.get("/api/v1/usage", headers=acme)
@@ -165,8 +239,15 @@ def test_prune_drops_rows_past_retention(acme):
 
     now = clock.epoch_ms()
     for age_days in (1, 89, 91):
-        UsageLog.create(tenant_id="acme", api_key_id="key_acme", method="GET", path="/x", status=200,
-                        duration_ms=1, created_ms=now - age_days * 86_400_000)
+        UsageLog.create(
+            tenant_id="acme",
+            api_key_id="key_acme",
+            method="GET",
+            path="/x",
+            status=200,
+            duration_ms=1,
+            created_ms=now - age_days * 86_400_000,
+        )
     assert prune(90) == 1
     assert logged_rows().count() == 2
 

@@ -41,11 +41,18 @@ def test_a_writer_waits_while_another_thread_holds_the_gate(app):
 
 @sqlite_only
 def test_a_writer_in_another_process_waits_for_the_gate(app):
-    script = ("import sys; from shop.db import init_database, writer_gate; init_database(sys.argv[1]); "
-              "print('waiting', flush=True)\nwith writer_gate.held(): print('entered', flush=True)")
+    script = (
+        "import sys; from shop.db import init_database, writer_gate; init_database(sys.argv[1]); "
+        "print('waiting', flush=True)\nwith writer_gate.held(): print('entered', flush=True)"
+    )
     with writer_gate.held():
-        child = subprocess.Popen([sys.executable, "-c", script, db.database], cwd=ROOT, text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", script, db.database],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert child.stdout.readline().strip() == "waiting"
         with pytest.raises(subprocess.TimeoutExpired):
             child.communicate(timeout=HOLD_SECONDS)
@@ -164,8 +171,14 @@ def test_building_the_queue_inside_a_transaction_does_not_wait_on_itself(app, tm
         pytest.skip("a new SQLite file: on PostgreSQL the database is created by its administrator")
     path = str(tmp_path / "fresh.sqlite3") if fresh else db.database
     env = {**os.environ, "SHOP_DATABASE": path, "SHOP_DB_BUSY_TIMEOUT_SECONDS": "1"}
-    done = subprocess.run([sys.executable, "-c", IMPORT_IN_TRANSACTION, path], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_IN_TRANSACTION, path],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert queued_elsewhere(path) == 1
 

@@ -15,8 +15,15 @@ from shop.platform.errors import ApiError
 from shop.platform.pagination import paginate
 
 ORDER = [(Appointment.scheduled_date, True), (Appointment.scheduled_time, True), (Appointment.id, True)]
-LEAN_FIELDS = ("status", "scheduled_date", "scheduled_time", "duration_minutes", "tech_id", "ticket_id",
-               "customer_name")
+LEAN_FIELDS = (
+    "status",
+    "scheduled_date",
+    "scheduled_time",
+    "duration_minutes",
+    "tech_id",
+    "ticket_id",
+    "customer_name",
+)
 # PATCH moves between the non-terminal statuses (see docs/decisions.md, issue 3)
 NEXT_STATUSES = {
     "scheduled": {"pending", "confirmed", "checked_in"},
@@ -25,8 +32,15 @@ NEXT_STATUSES = {
     "checked_in": {"confirmed"},
 }
 SCHEDULE_FIELDS = ("scheduled_date", "scheduled_time", "duration_minutes")
-EDITABLE_FIELDS = ("customer_name", "customer_phone", "customer_email", "service_description",
-                   *SCHEDULE_FIELDS, "notes", "ticket_id")
+EDITABLE_FIELDS = (
+    "customer_name",
+    "customer_phone",
+    "customer_email",
+    "service_description",
+    *SCHEDULE_FIELDS,
+    "notes",
+    "ticket_id",
+)
 # the REST resource is also the completed/no_show event data: one schema makes both
 APPOINTMENT = AppointmentSchema()
 
@@ -106,8 +120,9 @@ def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appoi
             if fields.get("ticket_id") is not None:
                 fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
             hold = _booked_service(tenant_id, body, fields)
-            appointment = Appointment(tenant=tenant_id, source=body.get("source", source),
-                                      created_at=clock.now(), **fields)
+            appointment = Appointment(
+                tenant=tenant_id, source=body.get("source", source), created_at=clock.now(), **fields
+            )
             _ensure_capacity(tenant_id, appointment, "slot_unavailable", hold and hold.tech_id)
             appointment.save()
             if hold is not None:
@@ -121,18 +136,31 @@ def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appoi
 def _booked_service(tenant_id: str, body: dict, fields: dict):
     """Fill in the service, tech and buffers from the hold (consumed here) or the named service."""
     if body.get("hold_id") is not None:
-        hold = consume_hold(tenant_id, body["hold_id"], body["scheduled_date"], body["scheduled_time"],
-                            body.get("duration_minutes"))
-        fields.update(duration_minutes=hold.duration_minutes, tech_id=hold.tech_id,
-                      service_id=hold.service_id, buffer_before_minutes=hold.buffer_before_minutes,
-                      buffer_after_minutes=hold.buffer_after_minutes)
+        hold = consume_hold(
+            tenant_id,
+            body["hold_id"],
+            body["scheduled_date"],
+            body["scheduled_time"],
+            body.get("duration_minutes"),
+        )
+        fields.update(
+            duration_minutes=hold.duration_minutes,
+            tech_id=hold.tech_id,
+            service_id=hold.service_id,
+            buffer_before_minutes=hold.buffer_before_minutes,
+            buffer_after_minutes=hold.buffer_after_minutes,
+        )
         return hold
     if body.get("service_id") is not None:  # an in-app booking of a service of the settings
         booking, _ = booking_of(tenant_id)
         service = booking.service(body["service_id"]) if booking else None
         if service is None:
-            raise ApiError(400, "invalid_service_id", f"No service {body['service_id']!r} in the booking "
-                           "settings.", param="service_id")
+            raise ApiError(
+                400,
+                "invalid_service_id",
+                f"No service {body['service_id']!r} in the booking settings.",
+                param="service_id",
+            )
         fields.update(service_id=body["service_id"], **service_buffers(service))
     return None
 
@@ -141,8 +169,9 @@ def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Ap
     """PATCH: field edits, reschedules, ticket links and status moves, with their one event."""
     status = changes.get("status")
     if status in TERMINAL_STATUSES and len(changes) > 1:
-        raise ApiError(400, "invalid_status", f"status {status!r} must be the only field in the body.",
-                       param="status")
+        raise ApiError(
+            400, "invalid_status", f"status {status!r} must be the only field in the body.", param="status"
+        )
     try:
         return _update(tenant_id, appointment_id, changes, status)
     except SlotTaken as taken:
@@ -174,14 +203,22 @@ def _update(tenant_id: str, appointment_id: int, changes: dict, status: str | No
 def _check_status_move(previous: str, status: str | None) -> None:
     if previous in TERMINAL_STATUSES:
         if status != "confirmed":
-            raise ApiError(409, "status_reset_required", f"The appointment is {previous}; reset its "
-                           "status to confirmed before any other change.", param="status")
+            raise ApiError(
+                409,
+                "status_reset_required",
+                f"The appointment is {previous}; reset its status to confirmed before any other change.",
+                param="status",
+            )
         return
     if status is None or status == previous or status in TERMINAL_STATUSES:
         return
     if status not in NEXT_STATUSES[previous]:
-        raise ApiError(409, "status_transition_failed", f"An appointment cannot move from {previous} to "
-                       f"{status}.", param="status")
+        raise ApiError(
+            409,
+            "status_transition_failed",
+            f"An appointment cannot move from {previous} to {status}.",
+            param="status",
+        )
 
 
 def _save_updated(tenant_id: str, appointment: Appointment) -> Appointment:
@@ -215,8 +252,11 @@ def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appo
         appointment = find_appointment(tenant_id, appointment_id)
         current = appointment.status
         if current == status or (status == "completed" and current == "cancelled"):
-            raise ApiError(409, "status_transition_failed",
-                           f"An appointment that is {appointment.status} cannot be marked {status}.")
+            raise ApiError(
+                409,
+                "status_transition_failed",
+                f"An appointment that is {appointment.status} cannot be marked {status}.",
+            )
         appointment.status = status
         appointment.save()
         emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
@@ -229,8 +269,11 @@ def link_ticket(tenant_id: str, appointment_id: int, ticket_ref: str) -> Appoint
         appointment = find_appointment(tenant_id, appointment_id)
         ticket_id = linkable_ticket_id(tenant_id, ticket_ref)
         if appointment.status == "cancelled":
-            raise ApiError(422, "link_ticket_failed", "A cancelled appointment cannot be linked to a ticket; "
-                           "reset its status to confirmed first.")
+            raise ApiError(
+                422,
+                "link_ticket_failed",
+                "A cancelled appointment cannot be linked to a ticket; reset its status to confirmed first.",
+            )
         if appointment.ticket_id == ticket_id:
             return appointment
         appointment.ticket_id = ticket_id

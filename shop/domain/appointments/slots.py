@@ -19,13 +19,22 @@ from shop.platform.pagination import paginate_list
 
 ADVISORY_FLAGS = ("disabled", "too_far_ahead", "unknown_tech", "tech_off")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-DEFAULTS = {"enabled": True, "slot_minutes": 30, "capacity": 1, "max_days_ahead": 60,
-            "min_notice_minutes": 0, "hours": {}, "closed_dates": [], "services": [], "techs": [],
-            "hold_minutes": HOLD_MINUTES_DEFAULT}
+DEFAULTS = {
+    "enabled": True,
+    "slot_minutes": 30,
+    "capacity": 1,
+    "max_days_ahead": 60,
+    "min_notice_minutes": 0,
+    "hours": {},
+    "closed_dates": [],
+    "services": [],
+    "techs": [],
+    "hold_minutes": HOLD_MINUTES_DEFAULT,
+}
 
 
 def minutes(hhmm: str) -> int:
-    """"09:30" as 570 (minutes since local midnight); "24:00" is accepted as the end of a day."""
+    """ "09:30" as 570 (minutes since local midnight); "24:00" is accepted as the end of a day."""
     return int(hhmm[:2]) * 60 + int(hhmm[3:5])
 
 
@@ -36,8 +45,10 @@ def hhmm(total: int) -> str:
 def service_buffers(service: dict | None) -> dict:
     """The minutes a booking of `service` keeps free before and after itself (settings may predate them)."""
     service = service or {}
-    return {"buffer_before_minutes": service.get("buffer_before_minutes", 0),
-            "buffer_after_minutes": service.get("buffer_after_minutes", 0)}
+    return {
+        "buffer_before_minutes": service.get("buffer_before_minutes", 0),
+        "buffer_after_minutes": service.get("buffer_after_minutes", 0),
+    }
 
 
 @dataclass
@@ -89,8 +100,6 @@ def booking_of(tenant_id: str) -> tuple[Booking | None, ZoneInfo]:
     query = Tenant.select(Tenant.booking, Tenant.timezone).where(Tenant.id == tenant_id)
     settings, zone = query.tuples().get()
     return Booking.of(settings), ZoneInfo(zone)
-
-
 
 
 class DayLoad:
@@ -167,18 +176,27 @@ DAY_TAKEN_SQL = named_sql(
     "SELECT scheduled_time, duration_minutes, tech_id, buffer_before_minutes, buffer_after_minutes, 1 "
     "FROM slot_hold "
     "WHERE tenant_id = :tenant AND scheduled_date = :day AND status = 'active' AND expires_at > :now "
-    "AND id <> :exclude_hold")
+    "AND id <> :exclude_hold"
+)
 
 
-def day_taken(tenant_id: str, day: date, exclude_id: int | None = None,
-              exclude_hold: str | None = None) -> list[tuple]:
+def day_taken(
+    tenant_id: str, day: date, exclude_id: int | None = None, exclude_hold: str | None = None
+) -> list[tuple]:
     """(start, end, tech_id, before, after, is_hold) of the day's non-cancelled appointments and live
     holds (but `exclude_id` and `exclude_hold`); an expired hold simply no longer matches."""
-    params = {"tenant": tenant_id, "day": day.isoformat(), "exclude": exclude_id or 0,
-              "now": clock.now(), "exclude_hold": exclude_hold or ""}
+    params = {
+        "tenant": tenant_id,
+        "day": day.isoformat(),
+        "exclude": exclude_id or 0,
+        "now": clock.now(),
+        "exclude_hold": exclude_hold or "",
+    }
     rows = run_sql(DAY_TAKEN_SQL, params)
-    return [(minutes(t), minutes(t) + length, tech, before, after, hold)
-            for t, length, tech, before, after, hold in rows]
+    return [
+        (minutes(t), minutes(t) + length, tech, before, after, hold)
+        for t, length, tech, before, after, hold in rows
+    ]
 
 
 def lock_day(tenant_id: str, day: date) -> None:
@@ -190,8 +208,14 @@ def lock_day(tenant_id: str, day: date) -> None:
     serialize("slot-capacity", tenant_id, day)
 
 
-def has_capacity(tenant_id: str, day: date, time: str, span: Span, exclude_id: int | None = None,
-                 exclude_hold: str | None = None) -> bool:
+def has_capacity(
+    tenant_id: str,
+    day: date,
+    time: str,
+    span: Span,
+    exclude_id: int | None = None,
+    exclude_hold: str | None = None,
+) -> bool:
     """Whether a booking or hold at day/time fits the shop's per-slot capacity (and its tech's calendar).
 
     Call inside the write transaction that inserts or moves it, so the check and the write hold
@@ -234,8 +258,15 @@ def local_today(zone: ZoneInfo) -> date:
     return clock.now().replace(tzinfo=UTC).astimezone(zone).date()
 
 
-def list_slots(tenant_id: str, day: date, service_id: str | None = None, tech_id: str | None = None,
-               limit: int = 100, cursor: str | None = None, explain: bool = False) -> dict:
+def list_slots(
+    tenant_id: str,
+    day: date,
+    service_id: str | None = None,
+    tech_id: str | None = None,
+    limit: int = 100,
+    cursor: str | None = None,
+    explain: bool = False,
+) -> dict:
     """One page of the slot list of a day, as online booking offers it, with `closed` and every
     advisory flag that applies (flags only on an empty day: each one empties it). With `explain`,
     every unavailable slot says why, and the slots a day-wide rule removes are listed to say so."""
@@ -245,8 +276,9 @@ def list_slots(tenant_id: str, day: date, service_id: str | None = None, tech_id
     intervals = _day_intervals(envelope, booking, day, zone, tech_id)
     slots = []
     if booking is not None:
-        span = Span(service["minutes"] if service else booking.slot_minutes, tech_id=tech_id,
-                    **_buffer_args(service))
+        span = Span(
+            service["minutes"] if service else booking.slot_minutes, tech_id=tech_id, **_buffer_args(service)
+        )
         if explain and not (envelope.get("disabled") or envelope.get("unknown_tech")):
             slots = DayPlan(tenant_id, booking, day, zone, span, plain=True).explained()
         elif intervals:
@@ -304,8 +336,9 @@ def next_available(tenant_id: str, day: date, time: str, span: Span, count: int 
     return free_starts(tenant_id, booking, zone, max(day, today), after, span, count)
 
 
-def free_starts(tenant_id: str, booking: Booking, zone: ZoneInfo, first: date, after: int, span: Span,
-                count: int) -> list[dict]:
+def free_starts(
+    tenant_id: str, booking: Booking, zone: ZoneInfo, first: date, after: int, span: Span, count: int
+) -> list[dict]:
     """The first `count` offered starts from `first` (later than `after` minutes on that day)."""
     found = []
     last = local_today(zone) + timedelta(days=booking.max_days_ahead)
@@ -326,16 +359,21 @@ def _echo(envelope: dict, booking: Booking | None, service_id: str | None, tech_
     if service_id is not None:
         service = booking.service(service_id) if booking else None
         if service is None and booking is not None:
-            raise ApiError(400, "invalid_service_id", f"No service {service_id!r} in the booking settings.",
-                           param="service_id")
+            raise ApiError(
+                400,
+                "invalid_service_id",
+                f"No service {service_id!r} in the booking settings.",
+                param="service_id",
+            )
         envelope["service"] = {"id": service_id, "minutes": service["minutes"] if service else None}
     if tech_id is not None:
         envelope["tech"] = {"id": tech_id}
     return service
 
 
-def _day_intervals(envelope: dict, booking: Booking | None, day: date, zone: ZoneInfo,
-                   tech_id: str | None) -> list[tuple[int, int]]:
+def _day_intervals(
+    envelope: dict, booking: Booking | None, day: date, zone: ZoneInfo, tech_id: str | None
+) -> list[tuple[int, int]]:
     """The day's open intervals (the tech's share of them); [] with every flag that says why."""
     if booking is None or not booking.enabled:
         envelope["disabled"] = True
@@ -363,8 +401,16 @@ def _day_intervals(envelope: dict, booking: Booking | None, day: date, zone: Zon
 class DayPlan:
     """One day of one tenant for one span: what is taken, and what that leaves for each start."""
 
-    def __init__(self, tenant_id: str, booking: Booking, day: date, zone: ZoneInfo, span: Span,
-                 plain: bool = False, exclude_hold: str | None = None):
+    def __init__(
+        self,
+        tenant_id: str,
+        booking: Booking,
+        day: date,
+        zone: ZoneInfo,
+        span: Span,
+        plain: bool = False,
+        exclude_hold: str | None = None,
+    ):
         self.booking, self.day, self.zone, self.span = booking, day, zone, span
         rows = day_taken(tenant_id, day, exclude_hold=exclude_hold)
         self.shop = Taken.of(rows, plain)
@@ -390,8 +436,14 @@ class DayPlan:
                 remaining = 0
                 if slot + self.span.length <= end and instant >= self.earliest:
                     remaining = self.remaining(slot)
-                slots.append({"object": "appointment_slot", "time": hhmm(slot), "available": remaining > 0,
-                              "remaining": remaining})
+                slots.append(
+                    {
+                        "object": "appointment_slot",
+                        "time": hhmm(slot),
+                        "available": remaining > 0,
+                        "remaining": remaining,
+                    }
+                )
         return slots
 
     def explained(self) -> list[dict]:
@@ -403,8 +455,15 @@ class DayPlan:
                 continue  # a wall time the DST change skips does not exist
             reasons = self.day_reasons() + self.reasons(slot, instant)
             remaining = 0 if reasons else self.remaining(slot)
-            slots.append({"object": "appointment_slot", "time": hhmm(slot), "available": not reasons,
-                          "remaining": remaining, "reasons": reasons})
+            slots.append(
+                {
+                    "object": "appointment_slot",
+                    "time": hhmm(slot),
+                    "available": not reasons,
+                    "remaining": remaining,
+                    "reasons": reasons,
+                }
+            )
         return slots
 
     def _explain_grid(self) -> list[int]:

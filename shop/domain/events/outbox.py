@@ -35,8 +35,9 @@ def new_delivery_id() -> str:
 
 def emit(tenant_id: str, type_: str, data: dict) -> Event:
     """Write the event and its deliveries in the caller's transaction; sending follows the commit."""
-    event = Event.insert_row(id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1",
-                             data=data, created=clock.now())
+    event = Event.insert_row(
+        id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1", data=data, created=clock.now()
+    )
     fan_out(event)
     return event
 
@@ -65,10 +66,20 @@ def fan_out(event: Event) -> list[str]:
 def queue_delivery(sub: WebhookSubscription, event: Event) -> WebhookDelivery:
     """A pending delivery of an event to a subscription, due now (the engine sends it)."""
     now = clock.now()
-    return WebhookDelivery.insert_row(id=new_delivery_id(), tenant=sub.tenant_id, subscription=sub.id,
-                                      event=event.id, event_type=event.type, payload=envelope(event),
-                                      status="pending", attempts=0, next_attempt_at=now, created_at=now,
-                                      updated_at=now, run_trigger="initial")
+    return WebhookDelivery.insert_row(
+        id=new_delivery_id(),
+        tenant=sub.tenant_id,
+        subscription=sub.id,
+        event=event.id,
+        event_type=event.type,
+        payload=envelope(event),
+        status="pending",
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+        updated_at=now,
+        run_trigger="initial",
+    )
 
 
 def enqueue(delivery_ids: list[str]) -> None:
@@ -80,5 +91,6 @@ def enqueue(delivery_ids: list[str]) -> None:
         for delivery_id in delivery_ids:
             queue.enqueue(queue.DELIVER_WEBHOOK, delivery_id)
     except Exception:
-        log.warning("enqueue of %d deliveries failed; the sweep will send them", len(delivery_ids),
-                    exc_info=True)
+        log.warning(
+            "enqueue of %d deliveries failed; the sweep will send them", len(delivery_ids), exc_info=True
+        )

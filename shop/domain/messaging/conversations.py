@@ -17,9 +17,9 @@ MESSAGE = MessageSchema()
 
 def _with_unread(query):
     """Conversations with unread_count: the number of unread inbound messages."""
-    unread = (Message.select(fn.COUNT(Message.id))
-              .where((Message.conversation == Conversation.id) & (Message.direction == "inbound")
-                     & ~Message.read))
+    unread = Message.select(fn.COUNT(Message.id)).where(
+        (Message.conversation == Conversation.id) & (Message.direction == "inbound") & ~Message.read
+    )
     return query.select(Conversation, unread.alias("unread_count"))
 
 
@@ -56,13 +56,20 @@ def get_message(tenant_id: str, message_id: int) -> Message:
 
 def conversation_for_customer(tenant_id: str, customer: Customer) -> Conversation:
     """The customer's thread, created if it does not exist yet (call inside a transaction)."""
-    found = (Conversation.for_tenant(tenant_id).where(Conversation.customer == customer.id)
-             .order_by(Conversation.id).first())
+    found = (
+        Conversation.for_tenant(tenant_id)
+        .where(Conversation.customer == customer.id)
+        .order_by(Conversation.id)
+        .first()
+    )
     if found is not None:
         return found
-    return Conversation.create(tenant=tenant_id, customer=customer.id, customer_email=customer.email,
-                               customer_name=customer.display_name)
-
+    return Conversation.create(
+        tenant=tenant_id,
+        customer=customer.id,
+        customer_email=customer.email,
+        customer_name=customer.display_name,
+    )
 
 
 INBOUND_CHANNELS = ("sms", "email", "portal", "voice")
@@ -72,30 +79,45 @@ def _inbound_conversation(tenant_id: str, data: dict) -> Conversation:
     if data.get("conversation_id") is not None:
         found = Conversation.for_tenant(tenant_id).where(Conversation.id == data["conversation_id"]).first()
         if found is None:
-            raise ApiError(404, "not_found", f"No conversation {data['conversation_id']}.",
-                           param="conversation_id")
+            raise ApiError(
+                404, "not_found", f"No conversation {data['conversation_id']}.", param="conversation_id"
+            )
         return found
     customer = Customer.for_tenant(tenant_id).where(Customer.id == data.get("customer_id")).first()
     if customer is None:
-        raise ApiError(404, "not_found", "Give a conversation_id or the customer_id of a known customer.",
-                       param="customer_id")
+        raise ApiError(
+            404,
+            "not_found",
+            "Give a conversation_id or the customer_id of a known customer.",
+            param="customer_id",
+        )
     return conversation_for_customer(tenant_id, customer)
 
 
 def receive_message(tenant_id: str, data: dict) -> dict:
     """In-app activity: an inbound SMS, email or portal message lands in its conversation."""
     if data.get("channel") not in INBOUND_CHANNELS:
-        raise ApiError(400, "invalid_field", f"channel must be one of {', '.join(INBOUND_CHANNELS)}.",
-                       param="channel")
+        raise ApiError(
+            400, "invalid_field", f"channel must be one of {', '.join(INBOUND_CHANNELS)}.", param="channel"
+        )
     if not isinstance(data.get("body"), str):
         raise ApiError(400, "invalid_field", "body must be a string.", param="body")
     conversation = _inbound_conversation(tenant_id, data)
     now = clock.now()
     message = Message.create(
-        tenant=tenant_id, conversation=conversation, channel=data["channel"], direction="inbound",
-        body=data["body"], subject=data.get("subject"), sender=data.get("sender"),
-        message_id_header=data.get("message_id"), media_urls=data.get("media_urls"),
-        attachments=data.get("attachments"), read=False, created_at=now)
+        tenant=tenant_id,
+        conversation=conversation,
+        channel=data["channel"],
+        direction="inbound",
+        body=data["body"],
+        subject=data.get("subject"),
+        sender=data.get("sender"),
+        message_id_header=data.get("message_id"),
+        media_urls=data.get("media_urls"),
+        attachments=data.get("attachments"),
+        read=False,
+        created_at=now,
+    )
     conversation.last_inbound_at = conversation.updated_at = now
     conversation.save()
     data = MESSAGE.dump(message)

@@ -29,25 +29,33 @@ def retry_delays(config) -> list[float]:
 # no more once it has worked BATCH_SECONDS or a quarter of the claim, well inside the claim
 BATCH = 10
 BATCH_SECONDS = 30
-DUE = ("((delivery_status = 'queued' AND next_attempt_at <= :now) "
-       "OR (delivery_status = 'sending' AND claimed_until < :now))")
+DUE = (
+    "((delivery_status = 'queued' AND next_attempt_at <= :now) "
+    "OR (delivery_status = 'sending' AND claimed_until < :now))"
+)
 IS_DUE_SQL = named_sql(f"SELECT id FROM message WHERE id = :id AND direction = 'outbound' AND {DUE}")
 
 
-_OTHERS_DUE = ("SELECT id FROM message WHERE delivery_status = 'queued' AND next_attempt_at <= :now "
-               "AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others")
+_OTHERS_DUE = (
+    "SELECT id FROM message WHERE delivery_status = 'queued' AND next_attempt_at <= :now "
+    "AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others"
+)
 _TAKE = "UPDATE message SET delivery_status = 'sending', claimed_until = :until"
 # one statement: what it finds due is what it takes; the outer condition re-checks each row as it
 # is written, so a row another claim took meanwhile is left alone. On PostgreSQL the candidates are
 # locked once, up front (FOR UPDATE SKIP LOCKED, materialized so the limit holds): a row another
 # claim holds is passed over, so two claims never wait on each other or deadlock
 CLAIM_SQL = {
-    "sqlite": named_sql(f"{_TAKE} WHERE id IN ({IS_DUE_SQL} UNION ALL SELECT id FROM ({_OTHERS_DUE}) AS due) "
-                        f"AND {DUE} RETURNING {Message.columns()}"),
-    "postgres": named_sql(f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED), "
-                          f"due AS MATERIALIZED ({_OTHERS_DUE} FOR UPDATE SKIP LOCKED) "
-                          f"{_TAKE} WHERE id IN (SELECT id FROM own UNION ALL SELECT id FROM due) "
-                          f"AND {DUE} RETURNING {Message.columns()}"),
+    "sqlite": named_sql(
+        f"{_TAKE} WHERE id IN ({IS_DUE_SQL} UNION ALL SELECT id FROM ({_OTHERS_DUE}) AS due) "
+        f"AND {DUE} RETURNING {Message.columns()}"
+    ),
+    "postgres": named_sql(
+        f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED), "
+        f"due AS MATERIALIZED ({_OTHERS_DUE} FOR UPDATE SKIP LOCKED) "
+        f"{_TAKE} WHERE id IN (SELECT id FROM own UNION ALL SELECT id FROM due) "
+        f"AND {DUE} RETURNING {Message.columns()}"
+    ),
 }
 SENT_SQL = named_sql(
     "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
@@ -66,10 +74,13 @@ def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
     now = clock.now()
     if not run_sql(IS_DUE_SQL, {"id": message_id, "now": now}):
         return []
-    rows = write_sql(CLAIM_SQL[backend()], {"id": message_id, "now": now, "others": BATCH - 1,
-                                 "until": now + timedelta(seconds=seconds)})
-    return sorted((Message.from_row(row) for row in rows),
-                  key=lambda m: (m.id != message_id, m.next_attempt_at, m.id))
+    rows = write_sql(
+        CLAIM_SQL[backend()],
+        {"id": message_id, "now": now, "others": BATCH - 1, "until": now + timedelta(seconds=seconds)},
+    )
+    return sorted(
+        (Message.from_row(row) for row in rows), key=lambda m: (m.id != message_id, m.next_attempt_at, m.id)
+    )
 
 
 def attempt(message_id: int, config) -> list[tuple[int, float]]:
@@ -96,9 +107,15 @@ def attempt(message_id: int, config) -> list[tuple[int, float]]:
 
 def _deliver(message: Message, config) -> providers.Accepted:
     """Hand one message to its provider; anything unforeseen counts as a transient failure."""
-    outgoing = providers.Outgoing(channel=message.channel, recipient=message.recipient, body=message.body,
-                                  subject=message.subject, sender=message.sender,
-                                  in_reply_to=message.in_reply_to, reference=str(message.id))
+    outgoing = providers.Outgoing(
+        channel=message.channel,
+        recipient=message.recipient,
+        body=message.body,
+        subject=message.subject,
+        sender=message.sender,
+        in_reply_to=message.in_reply_to,
+        reference=str(message.id),
+    )
     try:
         return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))
     except (providers.TransientFailure, providers.PermanentFailure):
@@ -115,8 +132,10 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
     with write_transaction():
         for message, accepted in sent:
             message.external_uuid = accepted.external_uuid
-            run_sql(SENT_SQL, {"id": message.id, "external": accepted.external_uuid,
-                               "header": accepted.message_id_header})
+            run_sql(
+                SENT_SQL,
+                {"id": message.id, "external": accepted.external_uuid, "header": accepted.message_id_header},
+            )
             emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
 
 
@@ -140,8 +159,13 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         message.next_attempt_at = clock.now() + timedelta(seconds=delay)
     else:
         message.delivery_status = "failed"
-        log.error("message %s to %s failed permanently after %d attempts: %s", message.id,
-                  message.channel, message.delivery_attempts, reason)
+        log.error(
+            "message %s to %s failed permanently after %d attempts: %s",
+            message.id,
+            message.channel,
+            message.delivery_attempts,
+            reason,
+        )
     with write_transaction():
         message.save()
     return delay if retry else None
@@ -150,8 +174,13 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
 def due_message_ids(limit: int = 500) -> list[int]:
     """Queued messages whose time has come, and sends whose claim ran out (for the sweep)."""
     now = clock.now()
-    rows = (Message.select(Message.id)
-            .where(((Message.delivery_status == "queued") & (Message.next_attempt_at <= now))
-                   | ((Message.delivery_status == "sending") & (Message.claimed_until < now)))
-            .order_by(Message.next_attempt_at).limit(limit))
+    rows = (
+        Message.select(Message.id)
+        .where(
+            ((Message.delivery_status == "queued") & (Message.next_attempt_at <= now))
+            | ((Message.delivery_status == "sending") & (Message.claimed_until < now))
+        )
+        .order_by(Message.next_attempt_at)
+        .limit(limit)
+    )
     return [row.id for row in rows]

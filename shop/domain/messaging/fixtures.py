@@ -15,8 +15,9 @@ def load_conversation(path: str, tenant_id: str, item: dict, summary: dict) -> N
     if item.get("customer_id") is not None:
         customer = Customer.for_tenant(tenant_id).where(Customer.id == item["customer_id"]).first()
         if customer is None:
-            raise fixtures.FixtureError(f"{path}.customer_id",
-                                        f"no customer {item['customer_id']} in this tenant.")
+            raise fixtures.FixtureError(
+                f"{path}.customer_id", f"no customer {item['customer_id']} in this tenant."
+            )
         item.setdefault("customer_email", customer.email)
         item.setdefault("customer_name", customer.display_name)
     item["customer"] = item.pop("customer_id", None)

@@ -58,12 +58,14 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
         try:
             _hand_over(client, mime)
             _connections.used_at = time.monotonic()
-            return Accepted(external_uuid=mime["Message-ID"].strip("<>"),
-                            message_id_header=mime["Message-ID"])
+            return Accepted(
+                external_uuid=mime["Message-ID"].strip("<>"), message_id_header=mime["Message-ID"]
+            )
         except smtplib.SMTPRecipientsRefused as error:
             codes = [code for code, _ in error.recipients.values()]
             raise (TransientFailure if all(400 <= c < 500 for c in codes) else PermanentFailure)(
-                f"recipient refused: {codes}") from None
+                f"recipient refused: {codes}"
+            ) from None
         except smtplib.SMTPResponseException as error:
             kind = TransientFailure if 400 <= error.smtp_code < 500 else PermanentFailure
             raise kind(f"SMTP {error.smtp_code}") from None
@@ -90,8 +92,9 @@ def _hand_over(client: smtplib.SMTP, mime: MIMEText) -> None:
         raise PermanentFailure("the address is not ASCII and the SMTP server does not offer SMTPUTF8")
     if isinstance(mime["Subject"], Header):  # an SMTPUTF8 message carries its headers as UTF-8
         mime.replace_header("Subject", str(mime["Subject"]))
-    client.sendmail(sender, [recipient], mime.as_bytes(policy=UTF8_POLICY),
-                    mail_options=["SMTPUTF8", "BODY=8BITMIME"])
+    client.sendmail(
+        sender, [recipient], mime.as_bytes(policy=UTF8_POLICY), mail_options=["SMTPUTF8", "BODY=8BITMIME"]
+    )
 
 
 def _connection(url: str, parts, timeout: float) -> tuple[smtplib.SMTP, bool]:
@@ -117,8 +120,9 @@ def _connection(url: str, parts, timeout: float) -> tuple[smtplib.SMTP, bool]:
 
 def _connect(parts, timeout: float) -> smtplib.SMTP:
     if parts.scheme == "smtps":
-        return smtplib.SMTP_SSL(parts.hostname, parts.port or 465, timeout=timeout,
-                                context=ssl.create_default_context())
+        return smtplib.SMTP_SSL(
+            parts.hostname, parts.port or 465, timeout=timeout, context=ssl.create_default_context()
+        )
     return smtplib.SMTP(parts.hostname, parts.port or 25, timeout=timeout)
 
 
@@ -160,8 +164,12 @@ def _header(text: str):
 
 def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accepted:
     """POST {to, body, from, reference} as JSON; the gateway answers 2xx with its message id."""
-    payload = {"to": message.recipient, "body": message.body, "from": message.sender,
-               "reference": message.reference}
+    payload = {
+        "to": message.recipient,
+        "body": message.body,
+        "from": message.sender,
+        "reference": message.reference,
+    }
     try:
         response = requests.post(url, json=payload, timeout=timeout, allow_redirects=False)
     except requests.RequestException as error:

@@ -29,16 +29,18 @@ def message_text(channel: str, body: dict) -> str:
     """The text from `content`/`body` (aliases), checked for conflict, presence and length."""
     content, text = body.get("content"), body.get("body")
     if content is not None and text is not None and content.strip() != text.strip():
-        raise ApiError(400, "conflicting_aliases", "content and body differ; send one of them.",
-                       param="content")
+        raise ApiError(
+            400, "conflicting_aliases", "content and body differ; send one of them.", param="content"
+        )
     value = content if content is not None else text
     field = TEXT_FIELD[channel]
     if value is None or not value.strip():
         raise ApiError(400, "missing_field", f"{field} is required for {channel} messages.", param=field)
     if len(value) > LIMITS[channel]:
         sent_as = "content" if content is not None else "body"  # param names the field as sent
-        raise ApiError(400, "invalid_field", f"{sent_as} is longer than {LIMITS[channel]} characters.",
-                       param=sent_as)
+        raise ApiError(
+            400, "invalid_field", f"{sent_as} is longer than {LIMITS[channel]} characters.", param=sent_as
+        )
     return value
 
 
@@ -125,12 +127,17 @@ def _check_send_rate(tenant: Tenant) -> None:
     if run_sql(RECENT_SENDS_SQL, {"tenant": tenant.id, "since": since})[0][0] < allowance:
         return
     # the allowance-th newest send leaves the window first among those that fill it
-    recent = (Message.for_tenant(tenant.id)
-              .where((Message.direction == "outbound") & (Message.created_at > since)))
+    recent = Message.for_tenant(tenant.id).where(
+        (Message.direction == "outbound") & (Message.created_at > since)
+    )
     oldest = recent.order_by(Message.created_at.desc()).offset(allowance - 1).first()
     wait = max(1, math.ceil((oldest.created_at + timedelta(seconds=60) - now).total_seconds()))
-    raise ApiError(429, "rate_limited", f"This shop may send {allowance} messages a minute.",
-                   headers={"Retry-After": str(wait)})
+    raise ApiError(
+        429,
+        "rate_limited",
+        f"This shop may send {allowance} messages a minute.",
+        headers={"Retry-After": str(wait)},
+    )
 
 
 def _subject(body: dict, ticket: Ticket) -> str:
@@ -154,8 +161,16 @@ def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
         if customer is None:
             raise ApiError(422, "send_failed", "The ticket has no customer to converse with.")
         _check_send_rate(tenant)
-        message_id = _record(tenant.id, ticket, customer, channel, text, recipient, sender,
-                             _subject(body, ticket) if channel == "email" else None)
+        message_id = _record(
+            tenant.id,
+            ticket,
+            customer,
+            channel,
+            text,
+            recipient,
+            sender,
+            _subject(body, ticket) if channel == "email" else None,
+        )
         queue.enqueue(queue.SEND_MESSAGE, message_id)  # commits with the message (shop.queue_storage)
     return {"object": "message_send_result", "ok": True, "ticket_id": str(ticket.id), "channel": channel}
 
@@ -169,10 +184,24 @@ def _record(tenant_id, ticket, customer, channel, text, recipient, sender, subje
     if channel == "email":
         last = run_sql(LAST_INBOUND_EMAIL_SQL, {"conversation": conversation_id})
         reply_to = last[0][0] if last else None
-    message_id = run_sql(INSERT_SQL, {
-        "tenant": tenant_id, "conversation": conversation_id, "channel": channel, "body": text,
-        "subject": subject, "sender": sender, "recipient": recipient, "ticket": str(ticket.id),
-        "reply_to": reply_to, "yes": True, "now": now})[0][0]
-    run_sql(TOUCH_CONVERSATION_SQL, {"id": conversation_id, "now": now, "email": customer.email,
-                                     "name": customer.display_name})
+    message_id = run_sql(
+        INSERT_SQL,
+        {
+            "tenant": tenant_id,
+            "conversation": conversation_id,
+            "channel": channel,
+            "body": text,
+            "subject": subject,
+            "sender": sender,
+            "recipient": recipient,
+            "ticket": str(ticket.id),
+            "reply_to": reply_to,
+            "yes": True,
+            "now": now,
+        },
+    )[0][0]
+    run_sql(
+        TOUCH_CONVERSATION_SQL,
+        {"id": conversation_id, "now": now, "email": customer.email, "name": customer.display_name},
+    )
     return message_id

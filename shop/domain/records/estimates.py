@@ -16,17 +16,29 @@ ESTIMATE = EstimateSchema()
 
 def approval_payload(estimate: Estimate) -> dict:
     """estimate.approved exactly as the spec's lean payload lists it."""
-    return {"object": "estimate", "id": str(estimate.id), "ticket_id": str(estimate.ticket_id),
-            "status": "approved", "approved_at": clock.isoformat(estimate.approved_at),
-            "approved_by": estimate.approved_by, "source_kind": "observed"}
+    return {
+        "object": "estimate",
+        "id": str(estimate.id),
+        "ticket_id": str(estimate.ticket_id),
+        "status": "approved",
+        "approved_at": clock.isoformat(estimate.approved_at),
+        "approved_by": estimate.approved_by,
+        "source_kind": "observed",
+    }
 
 
 def decline_payload(estimate: Estimate) -> dict:
     """estimate.declined exactly as the spec's lean payload lists it."""
-    return {"object": "estimate", "id": str(estimate.id), "ticket_id": str(estimate.ticket_id),
-            "status": "declined", "declined_at": clock.isoformat(estimate.declined_at),
-            "declined_by": estimate.declined_by, "decline_reason": estimate.decline_reason,
-            "source_kind": "observed"}
+    return {
+        "object": "estimate",
+        "id": str(estimate.id),
+        "ticket_id": str(estimate.ticket_id),
+        "status": "declined",
+        "declined_at": clock.isoformat(estimate.declined_at),
+        "declined_by": estimate.declined_by,
+        "decline_reason": estimate.decline_reason,
+        "source_kind": "observed",
+    }
 
 
 def find_estimate(tenant_id: str, fields: dict) -> Estimate:
@@ -44,8 +56,9 @@ def _draft(tenant_id: str, fields: dict) -> Estimate:
     if "ticket_id" not in fields:
         raise ApiError(400, "missing_field", "ticket_id: a new estimate needs its ticket.", param="ticket_id")
     ticket = activity_ticket(tenant_id, fields.pop("ticket_id"), "ticket_id")
-    estimate = Estimate.create(tenant=tenant_id, ticket=ticket, customer=ticket.customer_id,
-                               created_at=clock.now(), **fields)
+    estimate = Estimate.create(
+        tenant=tenant_id, ticket=ticket, customer=ticket.customer_id, created_at=clock.now(), **fields
+    )
     estimate.number = estimate.number or f"EST-{estimate.id}"
     return estimate
 
@@ -57,8 +70,12 @@ def send_estimate(tenant_id: str, fields: dict) -> dict:
     else:
         estimate = find_estimate(tenant_id, fields)
         if set(fields) - {"id", "ticket_id"}:
-            raise ApiError(400, "invalid_field", "number, currency and total are only for a new estimate "
-                           "(send without an id).", param=sorted(set(fields) - {"id", "ticket_id"})[0])
+            raise ApiError(
+                400,
+                "invalid_field",
+                "number, currency and total are only for a new estimate (send without an id).",
+                param=sorted(set(fields) - {"id", "ticket_id"})[0],
+            )
     if estimate.status not in DECIDABLE:
         raise unprocessable(f"Estimate {estimate.id} is already {estimate.status}.")
     estimate.status, estimate.sent_at = "sent", clock.now()
@@ -77,8 +94,15 @@ def decided_estimate(tenant_id: str, fields: dict) -> Estimate:
     if "ticket_id" not in fields or Estimate.select().where(Estimate.id == fields["id"]).exists():
         return find_estimate(tenant_id, fields)
     ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
-    return Estimate.create(id=fields["id"], tenant=tenant_id, ticket=ticket, customer=ticket.customer_id,
-                           number=f"EST-{fields['id']}", status="sent", created_at=clock.now())
+    return Estimate.create(
+        id=fields["id"],
+        tenant=tenant_id,
+        ticket=ticket,
+        customer=ticket.customer_id,
+        number=f"EST-{fields['id']}",
+        status="sent",
+        created_at=clock.now(),
+    )
 
 
 def _decide(tenant_id: str, fields: dict, status: str) -> Estimate:
@@ -111,4 +135,3 @@ def decline_estimate(tenant_id: str, fields: dict) -> dict:
     estimate.save()
     emit(tenant_id, "estimate.declined", decline_payload(estimate))
     return ESTIMATE.dump(estimate)
-

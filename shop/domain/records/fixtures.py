@@ -6,8 +6,14 @@ from shop.domain.records.invoices import amount_paid, amount_refunded
 from shop.models import Customer, Estimate, Invoice, Lead, Payment, Refund, Ticket
 
 # a status implies its timestamp; one left out is the load time, as created_at is
-STATUS_STAMPS = {"sent": "sent_at", "paid": "paid_at", "void": "voided_at", "approved": "approved_at",
-                 "declined": "declined_at", "converted": "converted_at"}
+STATUS_STAMPS = {
+    "sent": "sent_at",
+    "paid": "paid_at",
+    "void": "voided_at",
+    "approved": "approved_at",
+    "declined": "declined_at",
+    "converted": "converted_at",
+}
 
 
 def _times(item: dict) -> None:

@@ -25,7 +25,6 @@ def amount_refunded(payment_ids) -> int:
     return Refund.select(total).where(Refund.payment.in_(payment_ids)).scalar()
 
 
-
 def with_amounts(invoice: Invoice) -> Invoice:
     """The invoice with the sums its data carries: amount_paid, amount_refunded and amount_due."""
     invoice.amount_paid = amount_paid(invoice.id)
@@ -37,8 +36,9 @@ def with_amounts(invoice: Invoice) -> Invoice:
 def with_refunds(payment: Payment) -> Payment:
     """The payment with what its data adds: amount_refunded and the status that follows from it."""
     refunded = payment.amount_refunded = amount_refunded([payment.id])
-    payment.status = ("refunded" if refunded >= payment.amount else "partially_refunded" if refunded
-                      else "succeeded")
+    payment.status = (
+        "refunded" if refunded >= payment.amount else "partially_refunded" if refunded else "succeeded"
+    )
     return payment
 
 
@@ -71,8 +71,10 @@ def create_invoice(tenant_id: str, fields: dict) -> dict:
     if fields.get("ticket_id") is not None:
         ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
         fields.setdefault("customer_id", ticket.customer_id)
-    if fields.get("customer_id") is not None and not Customer.for_tenant(tenant_id).where(
-            Customer.id == fields["customer_id"]).exists():
+    if (
+        fields.get("customer_id") is not None
+        and not Customer.for_tenant(tenant_id).where(Customer.id == fields["customer_id"]).exists()
+    ):
         raise not_found("customer", fields["customer_id"], "customer_id")
     invoice = Invoice.create(tenant=tenant_id, status="draft", created_at=clock.now(), **fields)
     if invoice.number is None:
@@ -117,8 +119,9 @@ def _new_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
     """Record a payment (payment.recorded); the one that covers the total also pays the invoice."""
     due = invoice.total - amount_paid(invoice.id)
     if fields["amount"] > due:
-        raise unprocessable(f"amount {fields['amount']} exceeds the {due} due on invoice {invoice.id}.",
-                            param="amount")
+        raise unprocessable(
+            f"amount {fields['amount']} exceeds the {due} due on invoice {invoice.id}.", param="amount"
+        )
     refuse_taken_id(Payment, fields, "payment")
     payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
     emit_record(tenant_id, "payment.recorded", PAYMENT, with_refunds(payment))
@@ -151,8 +154,9 @@ def _new_refund(tenant_id: str, payment: Payment, amount: int, reason: str | Non
     """Refund part or all of a payment: payment.refunded, then invoice.refunded for its invoice."""
     fields = {"id": refund_id} if refund_id is not None else {}
     refuse_taken_id(Refund, fields, "refund")
-    refund = Refund.create(tenant=tenant_id, payment=payment, amount=amount, reason=reason,
-                           created_at=clock.now(), **fields)
+    refund = Refund.create(
+        tenant=tenant_id, payment=payment, amount=amount, reason=reason, created_at=clock.now(), **fields
+    )
     emit_record(tenant_id, "payment.refunded", REFUND, refund)
     return refund
 
@@ -176,8 +180,11 @@ def refund_payment(tenant_id: str, fields: dict) -> dict:
 def refund_invoice(tenant_id: str, fields: dict) -> dict:
     """In-app activity: an invoice is refunded, fully or partly, from its newest payments first."""
     invoice = get_invoice_or_404(tenant_id, fields["id"])
-    payments = list(Payment.for_tenant(tenant_id).where(Payment.invoice == invoice.id)
-                    .order_by(Payment.created_at.desc(), Payment.id.desc()))
+    payments = list(
+        Payment.for_tenant(tenant_id)
+        .where(Payment.invoice == invoice.id)
+        .order_by(Payment.created_at.desc(), Payment.id.desc())
+    )
     left = sum(_refundable(payment) for payment in payments)
     amount = fields.get("amount", left)
     if amount < 1 or amount > left:

@@ -45,8 +45,9 @@ def convert_lead(tenant_id: str, fields: dict) -> dict:
     if "customer_id" in fields:
         customer = get_customer_or_404(tenant_id, fields["customer_id"], "customer_id")
     else:
-        customer = new_customer(tenant_id, {"display_name": lead.name, "email": lead.email,
-                                            "phone": lead.phone})
+        customer = new_customer(
+            tenant_id, {"display_name": lead.name, "email": lead.email, "phone": lead.phone}
+        )
     if "ticket_id" in fields:
         ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
     else:

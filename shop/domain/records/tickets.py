@@ -78,8 +78,14 @@ def _check_customer(tenant_id: str, customer_id) -> None:
 
 def new_ticket(tenant_id: str, fields: dict) -> Ticket:
     """Create a ticket (the id given is kept) and emit ticket.created."""
-    return create_record(tenant_id, Ticket, fields, "ticket", TICKET,
-                         check=lambda: _check_customer(tenant_id, fields.get("customer_id")))
+    return create_record(
+        tenant_id,
+        Ticket,
+        fields,
+        "ticket",
+        TICKET,
+        check=lambda: _check_customer(tenant_id, fields.get("customer_id")),
+    )
 
 
 def create_ticket(tenant_id: str, fields: dict) -> dict:
@@ -103,14 +109,18 @@ def change_ticket_status(tenant_id: str, fields: dict) -> dict:
         ticket.status = fields["status"]
         ticket.updated_at = clock.now()
         ticket.save()
-        emit(tenant_id, "ticket.status_changed", {
-            "object": "ticket",
-            "id": str(ticket.id),
-            "status": ticket.status,
-            "previous_status": previous,
-            "changed_at": clock.isoformat(ticket.updated_at),
-            "changed_by": fields["changed_by"],
-            "change_source": fields["change_source"],
-            "source_kind": "observed",
-        })
+        emit(
+            tenant_id,
+            "ticket.status_changed",
+            {
+                "object": "ticket",
+                "id": str(ticket.id),
+                "status": ticket.status,
+                "previous_status": previous,
+                "changed_at": clock.isoformat(ticket.updated_at),
+                "changed_by": fields["changed_by"],
+                "change_source": fields["change_source"],
+                "source_kind": "observed",
+            },
+        )
     return TICKET.dump(ticket)

@@ -25,16 +25,19 @@ def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: st
     return paginate(query, ORDER, limit, cursor).envelope()
 
 
-def subscription_and_delivery(tenant_id: str, subscription_id: str, delivery_id: str,
-                              lock: bool = False) -> tuple[WebhookSubscription, WebhookDelivery]:
+def subscription_and_delivery(
+    tenant_id: str, subscription_id: str, delivery_id: str, lock: bool = False
+) -> tuple[WebhookSubscription, WebhookDelivery]:
     """A delivery of this tenant's live subscription with it, else 404 (another's looks missing);
     `lock` locks the subscription for the caller's write transaction."""
     sub = get_subscription_or_404(tenant_id, subscription_id, lock=lock)
     delivery = None
     if DELIVERY_ID.fullmatch(delivery_id):  # anything else (a NUL, another kind of id) is no delivery
-        delivery = (WebhookDelivery.for_tenant(tenant_id)
-                    .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
-                    .first())
+        delivery = (
+            WebhookDelivery.for_tenant(tenant_id)
+            .where((WebhookDelivery.subscription == sub.id) & (WebhookDelivery.id == delivery_id))
+            .first()
+        )
     if delivery is None:
         raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
     return sub, delivery
@@ -48,27 +51,40 @@ def get_delivery(tenant_id: str, subscription_id: str, delivery_id: str) -> Webh
 def list_attempts(tenant_id: str, subscription_id: str, delivery_id: str, limit: int, cursor: str | None):
     """A delivery's attempt log, oldest first (records; the schema dumps them)."""
     delivery = get_delivery(tenant_id, subscription_id, delivery_id)
-    query = (WebhookDeliveryAttempt.for_tenant(tenant_id)
-             .where(WebhookDeliveryAttempt.delivery == delivery.id))
+    query = WebhookDeliveryAttempt.for_tenant(tenant_id).where(WebhookDeliveryAttempt.delivery == delivery.id)
     return paginate(query, ATTEMPT_ORDER, limit, cursor).envelope()
 
 
 def summary(tenant_id: str, subscription_id: str) -> dict:
     """Counts per status, with pending = pending + retrying, and the latest delivery and attempt."""
     sub = get_subscription_or_404(tenant_id, subscription_id)
-    columns = (WebhookDelivery.status, fn.COUNT(WebhookDelivery.id), fn.MAX(WebhookDelivery.delivered_at),
-               fn.MAX(WebhookDelivery.last_attempt_at))
-    rows = (WebhookDelivery.select(*columns).where(WebhookDelivery.subscription == sub.id)
-            .group_by(WebhookDelivery.status).tuples())
+    columns = (
+        WebhookDelivery.status,
+        fn.COUNT(WebhookDelivery.id),
+        fn.MAX(WebhookDelivery.delivered_at),
+        fn.MAX(WebhookDelivery.last_attempt_at),
+    )
+    rows = (
+        WebhookDelivery.select(*columns)
+        .where(WebhookDelivery.subscription == sub.id)
+        .group_by(WebhookDelivery.status)
+        .tuples()
+    )
     counts = dict.fromkeys(DELIVERY_STATUSES, 0)
     delivered_at, attempted_at = [], []
     for status, count, last_delivered, last_attempt in rows:
         counts[status] = count
         delivered_at += [last_delivered] if last_delivered else []
         attempted_at += [last_attempt] if last_attempt else []
-    return {"object": "webhook_delivery_summary", "subscription_id": sub.id, "total": sum(counts.values()),
-            "counts": counts, "pending": counts["pending"] + counts["retrying"],
-            "last_delivered_at": _latest(delivered_at), "last_attempt_at": _latest(attempted_at)}
+    return {
+        "object": "webhook_delivery_summary",
+        "subscription_id": sub.id,
+        "total": sum(counts.values()),
+        "counts": counts,
+        "pending": counts["pending"] + counts["retrying"],
+        "last_delivered_at": _latest(delivered_at),
+        "last_attempt_at": _latest(attempted_at),
+    }
 
 
 def _latest(stamps: list) -> str | None:

@@ -17,15 +17,24 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # the last_error text of a delivery whose destination resolved to a blocked address (spec wording)
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
 # what a refused private or loopback URL tells its user: the one setting that allows it on purpose
-TRUSTED_NETWORKS_HINT = ("an operator can allow a network they trust by listing its CIDR in "
-                         "SHOP_WEBHOOK_TRUSTED_NETWORKS (for example 127.0.0.0/8 for local tests)")
+TRUSTED_NETWORKS_HINT = (
+    "an operator can allow a network they trust by listing its CIDR in "
+    "SHOP_WEBHOOK_TRUSTED_NETWORKS (for example 127.0.0.0/8 for local tests)"
+)
 
 # cloud metadata services named explicitly: most already fall in a blocked range, but a reason
 # that says "cloud metadata" is clearer, and 100.100.100.200 (Alibaba) is in shared space
-METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
-    "169.254.169.254", "169.254.170.2", "169.254.169.123", "100.100.100.200", "fd00:ec2::254",
-    "fd00:ec2::23",
-))
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",
+        "169.254.170.2",
+        "169.254.169.123",
+        "100.100.100.200",
+        "fd00:ec2::254",
+        "fd00:ec2::23",
+    )
+)
 METADATA_REASON = "a cloud metadata address"
 NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")
 LABEL = re.compile(r"^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$")
@@ -71,9 +80,14 @@ def _category(address: IPAddress) -> str | None:
     """Why an address is not a public destination, or None when it is."""
     if address in METADATA_ADDRESSES:
         return METADATA_REASON
-    checks = (("is_unspecified", "an unspecified address"), ("is_loopback", "a loopback address"),
-              ("is_link_local", "a link-local address"), ("is_multicast", "a multicast address"),
-              ("is_private", "a private address"), ("is_reserved", "a reserved address"))
+    checks = (
+        ("is_unspecified", "an unspecified address"),
+        ("is_loopback", "a loopback address"),
+        ("is_link_local", "a link-local address"),
+        ("is_multicast", "a multicast address"),
+        ("is_private", "a private address"),
+        ("is_reserved", "a reserved address"),
+    )
     for attribute, reason in checks:
         if getattr(address, attribute):
             return reason
@@ -96,8 +110,12 @@ def screen_address(address, trusted_networks=()) -> str | None:
         address = ipaddress.IPv6Address(str(address).split("%", 1)[0])
     embedded = _embedded_ipv4(address) if address.version == 6 else None
     candidates = [address] + ([embedded] if embedded is not None else [])
-    if any(candidate in network for candidate in candidates for network in trusted_networks
-           if candidate.version == network.version):
+    if any(
+        candidate in network
+        for candidate in candidates
+        for network in trusted_networks
+        if candidate.version == network.version
+    ):
         return None
     if embedded is not None and address.ipv4_mapped is not None:
         return _category(embedded)  # ::ffff:a.b.c.d is a.b.c.d on the wire
@@ -197,19 +215,26 @@ def screen_url(url, allow_http: bool = False, trusted_networks=()) -> str:
     if address is None:
         name = _check_name(host)
         if name == "localhost" or name.endswith(".localhost"):
-            raise UrlRejected("url: the host is a loopback name (localhost); use the address itself "
-                              f"(https://127.0.0.1/...): {TRUSTED_NETWORKS_HINT}.")
+            raise UrlRejected(
+                "url: the host is a loopback name (localhost); use the address itself "
+                f"(https://127.0.0.1/...): {TRUSTED_NETWORKS_HINT}."
+            )
         return url
     reason = screen_address(address, trusted_networks)
     if reason == METADATA_REASON:  # never worth trusting: no hint
         raise UrlRejected(f"url: the host is {reason}; webhooks are sent to public addresses only.")
     if reason:
-        raise UrlRejected(f"url: the host is {reason}; webhooks are sent to public addresses only, "
-                          f"but {TRUSTED_NETWORKS_HINT}.")
+        raise UrlRejected(
+            f"url: the host is {reason}; webhooks are sent to public addresses only, "
+            f"but {TRUSTED_NETWORKS_HINT}."
+        )
     return url
 
 
 def screen_url_for_config(url, config) -> str:
     """screen_url with the operator's settings (WEBHOOK_ALLOW_HTTP, WEBHOOK_TRUSTED_NETWORKS)."""
-    return screen_url(url, is_flag_on(config.get("WEBHOOK_ALLOW_HTTP")),
-                      parse_networks(config.get("WEBHOOK_TRUSTED_NETWORKS")))
+    return screen_url(
+        url,
+        is_flag_on(config.get("WEBHOOK_ALLOW_HTTP")),
+        parse_networks(config.get("WEBHOOK_TRUSTED_NETWORKS")),
+    )

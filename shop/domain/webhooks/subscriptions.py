@@ -44,9 +44,12 @@ def resolve_api_version(header: str | None) -> str:
         asked = None
     known = [version for version in API_VERSIONS if date.fromisoformat(version) <= (asked or date.min)]
     if asked is None or not known:
-        raise ApiError(400, "invalid_field",
-                       f"{VERSION_HEADER} must be a date (YYYY-MM-DD) on or after {API_VERSIONS[0]}.",
-                       param=VERSION_HEADER)
+        raise ApiError(
+            400,
+            "invalid_field",
+            f"{VERSION_HEADER} must be a date (YYYY-MM-DD) on or after {API_VERSIONS[0]}.",
+            param=VERSION_HEADER,
+        )
     return known[-1]
 
 
@@ -62,10 +65,14 @@ def check_event_scopes(key_scopes: list[str], events: list[str]) -> None:
     """403 insufficient_scope naming every read scope the key lacks for these event families."""
     missing = [scope for scope in catalog.required_scopes(events) if scope not in key_scopes]
     if missing:
-        raise ApiError(403, "insufficient_scope",
-                       f"Subscribing to these events needs the {', '.join(missing)} scope"
-                       f"{'s' if len(missing) > 1 else ''}, which this API key lacks.",
-                       param="events", details={"required_scope": missing[0], "required_scopes": missing})
+        raise ApiError(
+            403,
+            "insufficient_scope",
+            f"Subscribing to these events needs the {', '.join(missing)} scope"
+            f"{'s' if len(missing) > 1 else ''}, which this API key lacks.",
+            param="events",
+            details={"required_scope": missing[0], "required_scopes": missing},
+        )
 
 
 def live_subscriptions(tenant_id: str):
@@ -87,8 +94,9 @@ def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = F
     return sub
 
 
-def create_subscription(tenant_id: str, key_scopes: list[str], body: dict,
-                        api_version: str) -> WebhookSubscription:
+def create_subscription(
+    tenant_id: str, key_scopes: list[str], body: dict, api_version: str
+) -> WebhookSubscription:
     """A new subscription; the response is the only time its first signing secret is shown."""
     url = check_url(body["url"])
     check_event_scopes(key_scopes, body["events"])
@@ -96,9 +104,18 @@ def create_subscription(tenant_id: str, key_scopes: list[str], body: dict,
     now = clock.now()
     with write_transaction():
         sub = WebhookSubscription.create(
-            id=new_subscription_id(), tenant=tenant_id, url=url, events=body["events"],
-            description=body.get("description"), enabled=body["enabled"], api_version=api_version,
-            secret_encrypted=secretbox.encrypt(secret), secret_generation=1, created_at=now, updated_at=now)
+            id=new_subscription_id(),
+            tenant=tenant_id,
+            url=url,
+            events=body["events"],
+            description=body.get("description"),
+            enabled=body["enabled"],
+            api_version=api_version,
+            secret_encrypted=secretbox.encrypt(secret),
+            secret_generation=1,
+            created_at=now,
+            updated_at=now,
+        )
     sub.signing_secret = secret  # shown in this response only (WebhookWithSecretSchema)
     return sub
 
@@ -108,8 +125,9 @@ def list_subscriptions(tenant_id: str, limit: int, cursor: str | None) -> dict:
     return paginate(live_subscriptions(tenant_id), ORDER, limit, cursor).envelope()
 
 
-def update_subscription(tenant_id: str, key_scopes: list[str], subscription_id: str,
-                        changes: dict) -> WebhookSubscription:
+def update_subscription(
+    tenant_id: str, key_scopes: list[str], subscription_id: str, changes: dict
+) -> WebhookSubscription:
     """Change the fields given; a new `events` passes the scope gate, disabling dead-letters."""
     if "url" in changes:
         changes["url"] = check_url(changes["url"])
@@ -137,18 +155,29 @@ def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
         sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         dead_letter(sub)
         now = clock.now()
-        (WebhookSubscription.update(deleted_at=now, updated_at=now, enabled=False, secret_encrypted=None,
-                                    previous_secret_encrypted=None, previous_secret_expires_at=None)
-         .where(WebhookSubscription.id == sub.id).execute())
+        (
+            WebhookSubscription.update(
+                deleted_at=now,
+                updated_at=now,
+                enabled=False,
+                secret_encrypted=None,
+                previous_secret_encrypted=None,
+                previous_secret_expires_at=None,
+            )
+            .where(WebhookSubscription.id == sub.id)
+            .execute()
+        )
     return {"object": "webhook_subscription", "id": sub.id, "deleted": True}
 
 
 def dead_letter(sub: WebhookSubscription) -> int:
     """End every pending or retrying delivery of a subscription (it was disabled or deleted)."""
     now = clock.now()
-    return (WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
-            .where((WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT))
-            .execute())
+    return (
+        WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
+        .where((WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT))
+        .execute()
+    )
 
 
 def rotate_secret(tenant_id: str, subscription_id: str) -> WebhookSubscription:
@@ -158,9 +187,12 @@ def rotate_secret(tenant_id: str, subscription_id: str) -> WebhookSubscription:
         now = clock.now()
         if sub.previous_secret_expires_at is not None and sub.previous_secret_expires_at > now:
             expires = clock.isoformat(sub.previous_secret_expires_at)
-            raise ApiError(409, "rotation_in_progress",
-                           f"The previous signing secret is valid until {expires}; rotate again after that.",
-                           details={"previous_signing_secret_expires_at": expires})
+            raise ApiError(
+                409,
+                "rotation_in_progress",
+                f"The previous signing secret is valid until {expires}; rotate again after that.",
+                details={"previous_signing_secret_expires_at": expires},
+            )
         secret = new_signing_secret()
         sub.previous_secret_encrypted = sub.secret_encrypted
         sub.previous_secret_expires_at = now + SECRET_GRACE
@@ -193,11 +225,20 @@ def ping(tenant_id: str, subscription_id: str) -> WebhookDelivery:
     with write_transaction():
         sub = get_subscription_or_404(tenant_id, subscription_id, lock=True)
         if not sub.enabled:
-            raise ApiError(422, "subscription_disabled",
-                           "This subscription is disabled; enable it before sending a ping.")
+            raise ApiError(
+                422,
+                "subscription_disabled",
+                "This subscription is disabled; enable it before sending a ping.",
+            )
         # not events.emit(): a ping goes to the subscription it names, never fanned out to others
-        event = Event.create(id=outbox.new_event_id(), tenant=tenant_id, type="webhook.ping",
-                             api_version="v1", data={"subscription_id": sub.id}, created=clock.now())
+        event = Event.create(
+            id=outbox.new_event_id(),
+            tenant=tenant_id,
+            type="webhook.ping",
+            api_version="v1",
+            data={"subscription_id": sub.id},
+            created=clock.now(),
+        )
         delivery = outbox.queue_delivery(sub, event)
         outbox.enqueue([delivery.id])
     return delivery
@@ -213,10 +254,15 @@ def load_subscription(tenant_id: str, item: dict, summary: dict) -> WebhookSubsc
     secret = item.pop("signing_secret", None) or new_signing_secret()
     now = clock.now()
     fields = {"id": new_subscription_id(), "api_version": API_VERSIONS[-1], "created_at": now, **item}
-    sub = WebhookSubscription.create(tenant=tenant_id, secret_encrypted=secretbox.encrypt(secret),
-                                     updated_at=fields["created_at"], **fields)
+    sub = WebhookSubscription.create(
+        tenant=tenant_id,
+        secret_encrypted=secretbox.encrypt(secret),
+        updated_at=fields["created_at"],
+        **fields,
+    )
     summary.setdefault("webhook_subscriptions", []).append(
-        {"id": sub.id, "tenant": tenant_id, "signing_secret": secret})
+        {"id": sub.id, "tenant": tenant_id, "signing_secret": secret}
+    )
     return sub
 
 
@@ -226,10 +272,14 @@ def list_event_types(limit: int, cursor: str | None) -> dict:
     if cursor:
         (last,) = decode_cursor(cursor, [CharField()])
         if last not in catalog.EVENT_TYPES:
-            raise ApiError(400, "invalid_cursor", "The cursor is malformed or belongs to another request.",
-                           param="cursor")
+            raise ApiError(
+                400,
+                "invalid_cursor",
+                "The cursor is malformed or belongs to another request.",
+                param="cursor",
+            )
         start = catalog.EVENT_TYPES.index(last) + 1
-    entries = catalog.CATALOG[start:start + limit]
+    entries = catalog.CATALOG[start : start + limit]
     has_more = start + limit < len(catalog.CATALOG)
     next_cursor = encode_cursor([entries[-1][0]]) if has_more else None
     return Page(list(entries), has_more, next_cursor).envelope()

@@ -9,8 +9,15 @@ URL = "/api/v1/appointments/slots"
 
 
 def booked(day, time, minutes=30, tech=None, status="scheduled"):
-    return {"customer_name": "C", "customer_phone": "1", "scheduled_date": day, "scheduled_time": time,
-            "duration_minutes": minutes, "tech_id": tech, "status": status}
+    return {
+        "customer_name": "C",
+        "customer_phone": "1",
+        "scheduled_date": day,
+        "scheduled_time": time,
+        "duration_minutes": minutes,
+        "tech_id": tech,
+        "status": status,
+    }
 
 
 @pytest.fixture
@@ -38,10 +45,26 @@ def free(envelope) -> dict:
 def test_two_intervals_in_a_day_give_slots_in_both(client, shop):
     body = get_slots(client, shop(), "date=2026-12-01")  # a Tuesday: 09-12 and 13-17
     times = [slot["time"] for slot in body["data"]]
-    assert times == ["09:00", "09:30", "10:00", "10:30", "11:00", "11:30", "13:00", "13:30", "14:00",
-                     "14:30", "15:00", "15:30", "16:00", "16:30"]
-    assert all(slot == {"object": "appointment_slot", "time": slot["time"], "available": True,
-                        "remaining": 2} for slot in body["data"])
+    assert times == [
+        "09:00",
+        "09:30",
+        "10:00",
+        "10:30",
+        "11:00",
+        "11:30",
+        "13:00",
+        "13:30",
+        "14:00",
+        "14:30",
+        "15:00",
+        "15:30",
+        "16:00",
+        "16:30",
+    ]
+    assert all(
+        slot == {"object": "appointment_slot", "time": slot["time"], "available": True, "remaining": 2}
+        for slot in body["data"]
+    )
     assert body["closed"] is False and body["has_more"] is False and body["next_cursor"] is None
     assert not {"disabled", "too_far_ahead", "unknown_tech", "tech_off", "service", "tech"} & set(body)
 
@@ -49,15 +72,30 @@ def test_two_intervals_in_a_day_give_slots_in_both(client, shop):
 def test_a_service_span_must_fit_before_the_break_and_before_closing(client, shop):
     body = get_slots(client, shop(), "date=2026-12-01&service_id=screen-repair")  # 90 minutes
     available = {t for t, left in free(body).items() if left}
-    assert available == {"09:00", "09:30", "10:00", "10:30", "13:00", "13:30", "14:00", "14:30", "15:00",
-                         "15:30"}
+    assert available == {
+        "09:00",
+        "09:30",
+        "10:00",
+        "10:30",
+        "13:00",
+        "13:30",
+        "14:00",
+        "14:30",
+        "15:00",
+        "15:30",
+    }
     assert free(body)["11:00"] == 0 and free(body)["16:00"] == 0
     assert body["service"] == {"id": "screen-repair", "minutes": 90}
 
 
 def test_capacity_two_is_filled_by_overlapping_bookings(client, shop):
-    headers = shop([booked("2026-12-01", "10:00", 60), booked("2026-12-01", "10:30"),
-                    booked("2026-12-01", "10:30", status="cancelled")])
+    headers = shop(
+        [
+            booked("2026-12-01", "10:00", 60),
+            booked("2026-12-01", "10:30"),
+            booked("2026-12-01", "10:30", status="cancelled"),
+        ]
+    )
     slots = free(get_slots(client, headers, "date=2026-12-01"))
     assert (slots["09:30"], slots["10:00"], slots["10:30"], slots["11:00"]) == (2, 1, 0, 2)
     # a 90-minute service must find a place in every slot it covers
@@ -123,8 +161,14 @@ def test_no_booking_settings_is_disabled(client, shop):
     assert body["disabled"] is True and body["service"] == {"id": "x", "minutes": None}
 
 
-NIGHT_SHOP = {"enabled": True, "slot_minutes": 30, "capacity": 1, "max_days_ahead": 30,
-              "min_notice_minutes": 60, "hours": {"sun": [["00:00", "06:00"]]}}
+NIGHT_SHOP = {
+    "enabled": True,
+    "slot_minutes": 30,
+    "capacity": 1,
+    "max_days_ahead": 30,
+    "min_notice_minutes": 60,
+    "hours": {"sun": [["00:00", "06:00"]]},
+}
 
 
 def test_spring_forward_day_in_new_york(client, shop):
@@ -150,17 +194,25 @@ def test_a_past_date_lists_its_slots_all_unavailable(client, shop):
     assert len(body["data"]) == 16 and not any(slot["available"] for slot in body["data"])
 
 
-@pytest.mark.parametrize("query, flags", [
-    ("date=2026-12-02&tech_id=zed", {"closed": True, "unknown_tech": True}),  # a closed Wednesday
-    ("date=2027-01-27", {"closed": True, "too_far_ahead": True, "max_days": 60}),  # closed and too far
-    ("date=2027-01-25&tech_id=zed", {"closed": False, "too_far_ahead": True, "max_days": 60,
-                                     "unknown_tech": True}),
-    ("date=2026-12-02&tech_id=alex", {"closed": True, "tech_off": True}),  # alex works Mondays only
-])
+@pytest.mark.parametrize(
+    "query, flags",
+    [
+        ("date=2026-12-02&tech_id=zed", {"closed": True, "unknown_tech": True}),  # a closed Wednesday
+        ("date=2027-01-27", {"closed": True, "too_far_ahead": True, "max_days": 60}),  # closed and too far
+        (
+            "date=2027-01-25&tech_id=zed",
+            {"closed": False, "too_far_ahead": True, "max_days": 60, "unknown_tech": True},
+        ),
+        ("date=2026-12-02&tech_id=alex", {"closed": True, "tech_off": True}),  # alex works Mondays only
+    ],
+)
 def test_every_flag_that_applies_on_an_empty_day_is_present(client, shop, query, flags):
     body = get_slots(client, shop(), query)
-    present = {key: body[key] for key in ("closed", "disabled", "too_far_ahead", "max_days", "unknown_tech",
-                                          "tech_off") if key in body}
+    present = {
+        key: body[key]
+        for key in ("closed", "disabled", "too_far_ahead", "max_days", "unknown_tech", "tech_off")
+        if key in body
+    }
     assert body["data"] == [] and present == flags
 
 
@@ -189,12 +241,15 @@ def test_a_day_of_quarter_hours_gives_25_slots_a_page_by_default(client, shop):
     assert len(body["data"]) == 25 and body["has_more"] is True and body["next_cursor"]
 
 
-@pytest.mark.parametrize("query, code", [
-    ("date=2026-12-01&limit=0", "invalid_query"),
-    ("date=2026-12-01&limit=101", "invalid_query"),
-    ("date=2026-12-01&limit=abc", "invalid_query"),
-    ("date=2026-12-01&cursor=abc", "invalid_cursor"),
-])
+@pytest.mark.parametrize(
+    "query, code",
+    [
+        ("date=2026-12-01&limit=0", "invalid_query"),
+        ("date=2026-12-01&limit=101", "invalid_query"),
+        ("date=2026-12-01&limit=abc", "invalid_query"),
+        ("date=2026-12-01&cursor=abc", "invalid_cursor"),
+    ],
+)
 def test_bad_limits_and_cursors_of_slots(client, shop, query, code):
     response = client.get(f"{URL}?{query}", headers=shop())
     assert response.status_code == 400 and response.get_json()["error"]["code"] == code

@@ -15,10 +15,18 @@ ADDRESS = "Jürgen@Exämple.de"
 
 @pytest.fixture
 def queued(client, load):
-    load(tenant_fixture("acme", customers=[{"id": 1, "display_name": "Jürgen", "email": ADDRESS}],
-                        tickets=[{"id": "1001", "customer_id": 1, "subject": "Akku getauscht ✓"}]))
-    response = client.post("/api/v1/messages/send", headers=auth_headers("sk_test_acme_token_0001"),
-                           json={"ticket_id": "1001", "channel": "email", "body": "Grüße"})
+    load(
+        tenant_fixture(
+            "acme",
+            customers=[{"id": 1, "display_name": "Jürgen", "email": ADDRESS}],
+            tickets=[{"id": "1001", "customer_id": 1, "subject": "Akku getauscht ✓"}],
+        )
+    )
+    response = client.post(
+        "/api/v1/messages/send",
+        headers=auth_headers("sk_test_acme_token_0001"),
+        json={"ticket_id": "1001", "channel": "email", "body": "Grüße"},
+    )
     assert response.status_code == 202
     return Message.get(Message.direction == "outbound")
 
@@ -30,7 +38,10 @@ def test_a_server_with_smtputf8_receives_it(queued):
     mime = message_from_bytes(envelope.content, policy=default)
     assert envelope.rcpt_tos == [ADDRESS] and "SMTPUTF8" in envelope.mail_options
     assert (mime["To"], mime["Subject"], mime.get_content().strip()) == (
-        ADDRESS, "Ticket #1001: Akku getauscht ✓", "Grüße")
+        ADDRESS,
+        "Ticket #1001: Akku getauscht ✓",
+        "Grüße",
+    )
     assert Message.get_by_id(queued.id).delivery_status == "sent"
 
 
@@ -62,10 +73,18 @@ def test_a_long_in_reply_to_is_not_folded_into_an_encoded_word(queued):
 
 @pytest.fixture
 def queued_ascii(client, load):
-    load(tenant_fixture("acme", customers=[{"id": 1, "display_name": "Ann", "email": "ann@example.com"}],
-                        tickets=[{"id": "1001", "customer_id": 1}]))
-    response = client.post("/api/v1/messages/send", headers=auth_headers("sk_test_acme_token_0001"),
-                           json={"ticket_id": "1001", "channel": "email", "body": "Hi"})
+    load(
+        tenant_fixture(
+            "acme",
+            customers=[{"id": 1, "display_name": "Ann", "email": "ann@example.com"}],
+            tickets=[{"id": "1001", "customer_id": 1}],
+        )
+    )
+    response = client.post(
+        "/api/v1/messages/send",
+        headers=auth_headers("sk_test_acme_token_0001"),
+        json={"ticket_id": "1001", "channel": "email", "body": "Hi"},
+    )
     assert response.status_code == 202
     Message.update(sender="Café Zürich <shop@example.com>").execute()  # as SHOP_SMTP_FROM may say
     return Message.get(Message.direction == "outbound")

@@ -54,7 +54,7 @@ def test_a_job_takes_at_most_a_batch(queued):
         assert len(sink.messages) == delivery.BATCH
     sent = [m.id for m in Message.select().where(Message.delivery_status == "sent")]
     assert ids[-1] in sent  # its own message, then the oldest due ones
-    assert sent == sorted([ids[-1], *ids[:delivery.BATCH - 1]])
+    assert sent == sorted([ids[-1], *ids[: delivery.BATCH - 1]])
 
 
 def test_a_job_out_of_time_sends_its_own_and_gives_the_rest_back(queued, monkeypatch):

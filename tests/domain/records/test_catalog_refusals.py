@@ -68,10 +68,15 @@ HIDDEN = [
     ("invoice.created", {"ticket_id": "1003"}, "ticket_id"),
     ("estimate.declined", {"id": 5001, "ticket_id": "1002"}, "ticket_id"),
 ]
-HIDDEN_IDS = ["status of a hidden ticket", "edit of a hidden ticket", "invoice of a hidden ticket",
-              "estimate of a hidden ticket", "new estimate on a hidden ticket",
-              "new invoice on a hidden ticket",
-              "estimate named with the wrong ticket"]
+HIDDEN_IDS = [
+    "status of a hidden ticket",
+    "edit of a hidden ticket",
+    "invoice of a hidden ticket",
+    "estimate of a hidden ticket",
+    "new estimate on a hidden ticket",
+    "new invoice on a hidden ticket",
+    "estimate named with the wrong ticket",
+]
 
 BAD_DATA = [
     ("ticket.status_changed", {"id": True, "status": "Ready"}, "invalid_field", "id"),
@@ -82,10 +87,18 @@ BAD_DATA = [
     ("ticket.status_changed", {"id": "1001"}, "missing_field", "status"),
     ("ticket.status_changed", {"id": "1001", "status": 5}, "invalid_field", "status"),
     ("ticket.status_changed", {"id": "1001", "status": ""}, "invalid_field", "status"),
-    ("ticket.status_changed", {"id": "1001", "status": "Ready", "changed_by": ""}, "invalid_field",
-     "changed_by"),
-    ("ticket.status_changed", {"id": "1001", "status": "Ready", "changed_by": None}, "invalid_field",
-     "changed_by"),
+    (
+        "ticket.status_changed",
+        {"id": "1001", "status": "Ready", "changed_by": ""},
+        "invalid_field",
+        "changed_by",
+    ),
+    (
+        "ticket.status_changed",
+        {"id": "1001", "status": "Ready", "changed_by": None},
+        "invalid_field",
+        "changed_by",
+    ),
     ("ticket.updated", {"id": "1001", "status": "Ready"}, "invalid_field", "status"),
     ("customer.created", {"sms_consent": "true"}, "invalid_field", "sms_consent"),
     ("customer.created", {"email": "not-an-email"}, "invalid_field", "email"),
@@ -100,31 +113,65 @@ BAD_DATA = [
     ("payment.recorded", {"invoice_id": 3002}, "missing_field", "amount"),
     ("payment.recorded", {"invoice_id": 3002, "amount": 0}, "invalid_field", "amount"),
     ("payment.recorded", {"invoice_id": 3002, "amount": 1.5}, "invalid_field", "amount"),
-    ("payment.recorded", {"invoice_id": 3002, "amount": 100, "card_number": "4242424242424242"},
-     "invalid_field", "card_number"),
+    (
+        "payment.recorded",
+        {"invoice_id": 3002, "amount": 100, "card_number": "4242424242424242"},
+        "invalid_field",
+        "card_number",
+    ),
     ("payment.refunded", {"payment_id": 4001, "amount": "all"}, "invalid_field", "amount"),
     ("estimate.declined", {"id": 5001, "decline_reason": "x" * 501}, "invalid_field", "decline_reason"),
     ("estimate.declined", {"id": 5001, "decline_reason": 7}, "invalid_field", "decline_reason"),
     ("estimate.approved", {"id": 5001, "approved_by": ["customer"]}, "invalid_field", "approved_by"),
-    ("estimate.approved", {"id": 5001, "signature": "data:image/png;base64,AAAA"}, "invalid_field",
-     "signature"),
+    (
+        "estimate.approved",
+        {"id": 5001, "signature": "data:image/png;base64,AAAA"},
+        "invalid_field",
+        "signature",
+    ),
     ("estimate.sent", {"id": 5002, "total": 100}, "invalid_field", "total"),
     ("estimate.sent", {"total": 100}, "missing_field", "ticket_id"),
     ("lead.updated", {"id": 6001, "status": "converted"}, "invalid_field", "status"),
     ("lead.created", {"phone": 5555550100}, "invalid_field", "phone"),
     ("customer.created", {"display_name": "Ann \ud800"}, "invalid_field", "display_name"),
 ]
-BAD_DATA_IDS = ["id a boolean", "id not digits", "id zero", "id beyond 32 bits", "id a float",
-                "status missing", "status a number", "status empty", "changed_by empty", "changed_by null",
-                "status through ticket.updated", "sms_consent a string", "email malformed",
-                "display_name too long", "update without id", "total a string", "total negative",
-                "total a boolean", "currency upper-case", "unknown payment method", "void reason too long",
-                "payment without amount", "payment of zero", "payment amount a float",
-                "a card number is refused, never stored", "refund amount a string", "decline_reason over 500",
-                "decline_reason a number", "approved_by a list", "an unknown signature key",
-                "total when sending an existing estimate", "new estimate without ticket",
-                "lead status converted by update", "phone a number",
-                "text SQLite cannot store (a lone surrogate)"]
+BAD_DATA_IDS = [
+    "id a boolean",
+    "id not digits",
+    "id zero",
+    "id beyond 32 bits",
+    "id a float",
+    "status missing",
+    "status a number",
+    "status empty",
+    "changed_by empty",
+    "changed_by null",
+    "status through ticket.updated",
+    "sms_consent a string",
+    "email malformed",
+    "display_name too long",
+    "update without id",
+    "total a string",
+    "total negative",
+    "total a boolean",
+    "currency upper-case",
+    "unknown payment method",
+    "void reason too long",
+    "payment without amount",
+    "payment of zero",
+    "payment amount a float",
+    "a card number is refused, never stored",
+    "refund amount a string",
+    "decline_reason over 500",
+    "decline_reason a number",
+    "approved_by a list",
+    "an unknown signature key",
+    "total when sending an existing estimate",
+    "new estimate without ticket",
+    "lead status converted by update",
+    "phone a number",
+    "text SQLite cannot store (a lone surrogate)",
+]
 
 STATE = [
     ("invoice.voided", {"id": 3001}, 422, "unprocessable", None),
@@ -138,11 +185,18 @@ STATE = [
     ("payment.recorded", {"id": 4001, "invoice_id": 3002, "amount": 1}, 409, "conflict", "id"),
     ("lead.created", {"id": 6001}, 409, "conflict", "id"),
 ]
-STATE_IDS = ["void an invoice with payments", "pay more than is due", "refund more than was paid",
-             "refund an invoice without payments", "create a customer with a taken id",
-             "create a customer with another tenant's id", "create a ticket with a taken id",
-             "create an invoice with a taken id", "record a payment with a taken id",
-             "create a lead with a taken id"]
+STATE_IDS = [
+    "void an invoice with payments",
+    "pay more than is due",
+    "refund more than was paid",
+    "refund an invoice without payments",
+    "create a customer with a taken id",
+    "create a customer with another tenant's id",
+    "create a ticket with a taken id",
+    "create an invoice with a taken id",
+    "record a payment with a taken id",
+    "create a lead with a taken id",
+]
 
 
 def refused(kind: str, data: dict, tenant: str = "acme") -> ApiError:
@@ -192,8 +246,17 @@ def test_unknown_tenant_is_refused(records):
 
 def test_the_command_reports_a_refusal_and_exits_non_zero(records, runner):
     before = snapshot()
-    result = runner.invoke(args=["shop", "activity", "estimate.declined", "--tenant", "acme", "--data",
-                                 json.dumps({"id": "999", "ticket_id": "1999", "declined_by": "customer"})])
+    result = runner.invoke(
+        args=[
+            "shop",
+            "activity",
+            "estimate.declined",
+            "--tenant",
+            "acme",
+            "--data",
+            json.dumps({"id": "999", "ticket_id": "1999", "declined_by": "customer"}),
+        ]
+    )
     assert result.exit_code != 0 and "No ticket 1999" in result.output
     assert snapshot() == before and Event.select().count() == 0
 

@@ -13,9 +13,18 @@ from tests.helpers import tenant_fixture
 
 @pytest.fixture
 def tickets(load):
-    load(tenant_fixture("acme", tickets=[{"id": "1001"}, {"id": "1002", "billing_only": True},
-                                         {"id": "1003", "hidden": True}, {"id": "1004", "deleted": True}]),
-         tenant_fixture("globex", tickets=[{"id": "2001"}]))
+    load(
+        tenant_fixture(
+            "acme",
+            tickets=[
+                {"id": "1001"},
+                {"id": "1002", "billing_only": True},
+                {"id": "1003", "hidden": True},
+                {"id": "1004", "deleted": True},
+            ],
+        ),
+        tenant_fixture("globex", tickets=[{"id": "2001"}]),
+    )
 
 
 def test_visible_tickets_exclude_hidden_deleted_and_other_tenants(tickets):
@@ -28,8 +37,9 @@ def test_visible_tickets_exclude_hidden_deleted_and_other_tenants(tickets):
 
 
 def test_activity_hides_a_ticket(tickets, runner):
-    result = runner.invoke(args=["shop", "activity", "ticket.hidden", "--tenant", "acme", "--data",
-                                 '{"id": "1001"}'])
+    result = runner.invoke(
+        args=["shop", "activity", "ticket.hidden", "--tenant", "acme", "--data", '{"id": "1001"}']
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == {"object": "ticket", "id": "1001", "hidden": True, "deleted": False}
     assert get_visible_ticket("acme", "1001") is None
@@ -37,22 +47,34 @@ def test_activity_hides_a_ticket(tickets, runner):
 
 
 def test_activity_deletes_a_ticket(tickets, runner):
-    result = runner.invoke(args=["shop", "activity", "ticket.deleted", "--tenant", "acme", "--data",
-                                 '{"id": "1001"}'])
+    result = runner.invoke(
+        args=["shop", "activity", "ticket.deleted", "--tenant", "acme", "--data", '{"id": "1001"}']
+    )
     assert result.exit_code == 0, result.output
     assert get_visible_ticket("acme", "1001") is None
 
 
-@pytest.mark.parametrize("args, message", [
-    (["no.such.kind", "--tenant", "acme"], "Unknown activity"),
-    (["ticket.hidden", "--tenant", "nobody", "--data", '{"id": "1001"}'], "No tenant"),
-    (["ticket.hidden", "--tenant", "acme", "--data", "{oops"], "not valid JSON"),
-    (["ticket.hidden", "--tenant", "acme", "--data", "[1]"], "JSON object"),
-    (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "2001"}'], "No ticket"),
-    (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u00b2"}'], "digit string"),
-    (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u0661"}'], "digit string"),
-], ids=["unknown kind", "unknown tenant", "bad json", "not an object", "another tenant's ticket",
-        "superscript digit id", "arabic-indic digit id"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["no.such.kind", "--tenant", "acme"], "Unknown activity"),
+        (["ticket.hidden", "--tenant", "nobody", "--data", '{"id": "1001"}'], "No tenant"),
+        (["ticket.hidden", "--tenant", "acme", "--data", "{oops"], "not valid JSON"),
+        (["ticket.hidden", "--tenant", "acme", "--data", "[1]"], "JSON object"),
+        (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "2001"}'], "No ticket"),
+        (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u00b2"}'], "digit string"),
+        (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u0661"}'], "digit string"),
+    ],
+    ids=[
+        "unknown kind",
+        "unknown tenant",
+        "bad json",
+        "not an object",
+        "another tenant's ticket",
+        "superscript digit id",
+        "arabic-indic digit id",
+    ],
+)
 def test_activity_refusals_change_nothing(tickets, runner, args, message):
     result = runner.invoke(args=["shop", "activity", *args])
     assert result.exit_code != 0 and message in result.output

@@ -128,8 +128,9 @@ def test_blocked_addresses_are_refused(url):
     assert str(error.value).startswith("url: ")
 
 
-@pytest.mark.parametrize("url", [u for u, _ in MALFORMED_URLS],
-                         ids=[f"refuses {d}" for _, d in MALFORMED_URLS])
+@pytest.mark.parametrize(
+    "url", [u for u, _ in MALFORMED_URLS], ids=[f"refuses {d}" for _, d in MALFORMED_URLS]
+)
 def test_malformed_or_unsafe_urls_are_refused(url):
     with pytest.raises(UrlRejected):
         screen_url(url)
@@ -150,9 +151,16 @@ def test_http_is_allowed_only_when_the_operator_says_so():
         screen_url("http://127.0.0.1/x", allow_http=True)  # the address screen still applies
 
 
-@pytest.mark.parametrize("url", [
-    "https://127.0.0.1:9000/x", "https://2130706433/x", "https://[::ffff:127.0.0.1]/x", "https://[::1]/x",
-], ids=["dotted", "decimal", "mapped", "ipv6 loopback"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://127.0.0.1:9000/x",
+        "https://2130706433/x",
+        "https://[::ffff:127.0.0.1]/x",
+        "https://[::1]/x",
+    ],
+    ids=["dotted", "decimal", "mapped", "ipv6 loopback"],
+)
 def test_trusted_networks_are_exempt(url):
     trusted = parse_networks("127.0.0.0/8, ::1/128")
     assert screen_url(url, trusted_networks=trusted) == url
@@ -171,23 +179,50 @@ def test_a_bad_trusted_networks_setting_is_a_clear_error():
         parse_networks("10.0.0.0/8, not-a-network")
 
 
-@pytest.mark.parametrize("address,blocked", [
-    ("93.184.216.34", False), ("2606:2800:220:1:248:1893:25c8:1946", False),
-    ("127.0.0.1", True), ("10.9.8.7", True), ("169.254.169.254", True), ("::1", True),
-    ("::ffff:192.168.0.1", True), ("fd00:ec2::254", True), ("fe80::1%eth0", True), ("0.0.0.0", True),
-    ("2002:c0a8:101::1", True), ("64:ff9b::a00:1", True), ("::ffff:93.184.216.34", False),
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "address,blocked",
+    [
+        ("93.184.216.34", False),
+        ("2606:2800:220:1:248:1893:25c8:1946", False),
+        ("127.0.0.1", True),
+        ("10.9.8.7", True),
+        ("169.254.169.254", True),
+        ("::1", True),
+        ("::ffff:192.168.0.1", True),
+        ("fd00:ec2::254", True),
+        ("fe80::1%eth0", True),
+        ("0.0.0.0", True),
+        ("2002:c0a8:101::1", True),
+        ("64:ff9b::a00:1", True),
+        ("::ffff:93.184.216.34", False),
+    ],
+    ids=lambda v: str(v),
+)
 def test_screen_address_is_what_the_engine_calls_on_each_resolved_address(address, blocked):
     assert (screen_address(address) is not None) is blocked
     assert (screen_address(ipaddress.ip_address(address.split("%")[0])) is not None) is blocked
 
 
-@pytest.mark.parametrize("host,expected", [
-    ("127.0.0.1", "127.0.0.1"), ("127.1", "127.0.0.1"), ("0x7f.1", "127.0.0.1"),
-    ("017700000001", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("10.0x10.1", "10.16.0.1"),
-    ("1.2.3.4.5", None), ("256.0.0.1", None), ("1.16777216", None), ("09", None), ("a.b", None),
-    ("4294967295", "255.255.255.255"), ("4294967296", None), ("1..2", None),
-], ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    "host,expected",
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("127.1", "127.0.0.1"),
+        ("0x7f.1", "127.0.0.1"),
+        ("017700000001", "127.0.0.1"),
+        ("2130706433", "127.0.0.1"),
+        ("10.0x10.1", "10.16.0.1"),
+        ("1.2.3.4.5", None),
+        ("256.0.0.1", None),
+        ("1.16777216", None),
+        ("09", None),
+        ("a.b", None),
+        ("4294967295", "255.255.255.255"),
+        ("4294967296", None),
+        ("1..2", None),
+    ],
+    ids=lambda v: str(v),
+)
 def test_ipv4_literals_are_read_the_way_inet_aton_reads_them(host, expected):
     parsed = parse_ipv4_like_inet_aton(host)
     assert (str(parsed) if parsed else None) == expected
