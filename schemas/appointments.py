@@ -135,8 +135,8 @@ class SlotQueryArgsSchema(PaginationArgsSchema):
     explain = QueryBool(
         load_default=False,
         metadata={
-            "description": "true: every unavailable slot carries its `reasons`, and the slots a day-wide rule "
-            "(closed day or date, booking window, the tech's hours) removes are listed too."
+            "description": "true: every unavailable slot carries its `reasons`, and the slots a day-wide "
+            "rule (closed day or date, booking window, the tech's hours) removes are listed too."
         },
     )
 
