@@ -8,6 +8,19 @@ from shop.models import UsageLog
 from tests.helpers import assert_error, auth_headers, logged_rows, tenant_fixture
 
 
+def log_request(created_ms: int, status: int = 200, duration_ms: int = 1) -> None:
+    """One usage row of acme's key, as the request pipeline writes it."""
+    UsageLog.create(
+        tenant_id="acme",
+        api_key_id="key_acme",
+        method="GET",
+        path="/x",
+        status=status,
+        duration_ms=duration_ms,
+        created_ms=created_ms,
+    )
+
+
 def usage(client, headers, query=""):
     """The report; by default its window ends a minute from now, so requests made in the same
     millisecond as the report (the end is exclusive) still count."""
@@ -49,15 +62,7 @@ def test_what_is_logged_and_what_is_not(client, acme):
 
 def test_5xx_and_other_classes_are_counted(client, acme):
     client.post("/api/v1/_probe", json={"display_name": "A", "fail": "crash"}, headers=acme)
-    UsageLog.create(
-        tenant_id="acme",
-        api_key_id="key_acme",
-        method="GET",
-        path="/x",
-        status=304,
-        duration_ms=3,
-        created_ms=clock.epoch_ms(),
-    )
+    log_request(clock.epoch_ms(), status=304, duration_ms=3)
     body = usage(client, acme)
     assert body["by_status_class"] == {"2xx": 0, "4xx": 0, "5xx": 1, "other": 1}
     assert body["error_count"] == 1 and body["error_rate"] == 0.5
@@ -66,15 +71,7 @@ def test_5xx_and_other_classes_are_counted(client, acme):
 def test_durations_and_rounding(client, acme):
     now = clock.epoch_ms()
     for status, ms in [(200, 10), (200, 11), (404, 30)]:
-        UsageLog.create(
-            tenant_id="acme",
-            api_key_id="key_acme",
-            method="GET",
-            path="/x",
-            status=status,
-            duration_ms=ms,
-            created_ms=now - 1000,
-        )
+        log_request(now - 1000, status=status, duration_ms=ms)
     body = usage(client, acme, "?by_key=true")
     assert body["duration_ms"] == {"total": 51, "avg": 17, "max": 30}
     assert body["error_rate"] == round(1 / 3, 4)
@@ -105,15 +102,7 @@ def test_only_the_calling_key_is_reported(client, load):
 
 def test_window_bounds_since_inclusive_until_exclusive(client, acme):
     for ms in (1_000, 2_000, 3_000):
-        UsageLog.create(
-            tenant_id="acme",
-            api_key_id="key_acme",
-            method="GET",
-            path="/x",
-            status=200,
-            duration_ms=1,
-            created_ms=ms,
-        )
+        log_request(ms)
     body = usage(client, acme, "?since=1000&until=3000")
     assert body["total_requests"] == 2
     assert body["window"] == {"since": "1970-01-01T00:00:01.000Z", "until": "1970-01-01T00:00:03.000Z"}
@@ -123,15 +112,7 @@ def test_window_days_ends_at_until(client, acme):
     day = 86_400_000
     until = 100 * day
     for ms in (until - 3 * day, until - day // 2):
-        UsageLog.create(
-            tenant_id="acme",
-            api_key_id="key_acme",
-            method="GET",
-            path="/x",
-            status=200,
-            duration_ms=1,
-            created_ms=ms,
-        )
+        log_request(ms)
     assert usage(client, acme, f"?until={until}&window_days=1")["total_requests"] == 1
     assert usage(client, acme, f"?until={until}&window_days=7")["total_requests"] == 2
     # since overrides window_days
@@ -239,15 +220,7 @@ def test_prune_drops_rows_past_retention(acme):
 
     now = clock.epoch_ms()
     for age_days in (1, 89, 91):
-        UsageLog.create(
-            tenant_id="acme",
-            api_key_id="key_acme",
-            method="GET",
-            path="/x",
-            status=200,
-            duration_ms=1,
-            created_ms=now - age_days * 86_400_000,
-        )
+        log_request(now - age_days * 86_400_000)
     assert prune(90) == 1
     assert logged_rows().count() == 2
 
