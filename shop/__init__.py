@@ -71,7 +71,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     set_up_queue(app.config)  # the database and the job queue, on the one file
 
-    from shop import cli
+    from shop import cli, console
     from shop.api import register_blueprints
     from shop.platform import pipeline, redaction
     from shop.platform.smorest import Api
@@ -81,6 +81,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["shop.api"] = api
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
+    console.register(app)
     pipeline.install(app)
     redaction.install()
     cli.register(app)
