@@ -1,6 +1,6 @@
 """The Inbox: notifications with read, archive and archive-read, and the unread count."""
 
-from shop.console import bp
+from shop.console.blueprint import bp
 from shop.console.guard import page
 from shop.console.pages import render
 

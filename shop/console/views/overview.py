@@ -4,7 +4,8 @@ from flask import current_app, g
 
 from schemas.appointments import AppointmentSchema
 from schemas.webhooks import WebhookDeliverySchema, WebhookSubscriptionSchema
-from shop.console import bp, charts
+from shop.console import charts
+from shop.console.blueprint import bp
 from shop.console.guard import page
 from shop.console.pages import render
 from shop.domain import problems, usage

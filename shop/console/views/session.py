@@ -6,7 +6,8 @@ from pathlib import Path
 
 from flask import abort, g, make_response, redirect, request, send_file, url_for
 
-from shop.console import bp, forms, sessions
+from shop.console import forms, sessions
+from shop.console.blueprint import bp
 from shop.console.guard import CSRF_FIELD, page, safe_next
 from shop.console.pages import render
 from shop.platform import auth

@@ -1,6 +1,6 @@
 """Webhooks: subscriptions, a subscription's stats and deliveries, a delivery's attempts, and actions."""
 
-from shop.console import bp
+from shop.console.blueprint import bp
 from shop.console.guard import page
 from shop.console.pages import render
 
