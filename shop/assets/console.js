@@ -11,6 +11,14 @@ document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
+  // a delivery still in flight: look again in a few seconds (the page works without it: reload)
+  var live = document.querySelector("[data-refresh]");
+  if (live) {
+    var seconds = Number(live.getAttribute("data-refresh")) || 3;
+    window.setTimeout(function () {
+      if (!document.hidden) window.location.reload();
+    }, seconds * 1000);
+  }
   // select the shown-once secret on focus so it can be copied in one go
   document.querySelectorAll(".secret").forEach(function (box) {
     box.addEventListener("focus", function () {

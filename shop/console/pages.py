@@ -96,3 +96,16 @@ def secure_headers(response):
     response.headers["Referrer-Policy"] = "same-origin"
     response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+def query_value(name: str, max_length: int, allowed: tuple[str, ...] | None = None) -> str | None:
+    """One query-string value (a filter, a cursor), bounded; a repeated or unknown one is a 400 page."""
+    values = request.args.getlist(name)
+    if not values or values == [""]:
+        return None
+    if len(values) > 1 or len(values[0]) > max_length or (allowed and values[0] not in allowed):
+        expected = (
+            f"one of {', '.join(allowed)}" if allowed else f"one value of at most {max_length} characters"
+        )
+        raise ApiError(400, "invalid_field", f"{name}: {expected}.", param=name)
+    return values[0]
