@@ -31,6 +31,14 @@ def record_id(name: str) -> int:
     return parse_id(text(name, 40), param=name)
 
 
+def one_of(name: str, allowed: tuple[str, ...], default: str) -> str:
+    """A single choice (a radio, a submit button's value); absent means the default."""
+    value = text(name, max(map(len, allowed)), required=False) or default
+    if value not in allowed:
+        raise _refuse(name, f"one of {', '.join(allowed)}.")
+    return value
+
+
 def choices(name: str, allowed: tuple[str, ...]) -> list[str]:
     """The checked boxes of a multi-choice field; each one must be offered."""
     values = request.form.getlist(name)

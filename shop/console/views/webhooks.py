@@ -114,7 +114,7 @@ def recover(sub_id: str):
     body = {
         "since": forms.text("since", 40),
         "statuses": forms.choices("statuses", TERMINAL) or None,
-        "dry_run": forms.text("mode", 10) != "recover",
+        "dry_run": forms.one_of("mode", ("dry_run", "recover"), "dry_run") == "dry_run",
     }
     if until := forms.text("until", 40, required=False):
         body["until"] = until
