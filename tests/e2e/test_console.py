@@ -2,6 +2,7 @@
 real HTTPS receiver on loopback; screenshots of each page go to the test's output folder."""
 
 import pytest
+from selenium.webdriver.common.keys import Keys
 
 from shop import clock
 from shop.domain.usage import DAY_MS
@@ -38,6 +39,14 @@ def test_signing_in_with_a_key_opens_the_overview_with_its_charts(load, signed_i
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
     assert TOKEN not in str(console.driver.get_cookies())
     console.screenshot("overview")
+    # keyboard order: the skip link first, then the pages, then sign-out, then the page itself
+    body = console.driver.find_element("css selector", "body")
+    body.send_keys(Keys.TAB)
+    order = [console.driver.switch_to.active_element.text]
+    for _ in range(4):
+        console.driver.switch_to.active_element.send_keys(Keys.TAB)
+        order.append(console.driver.switch_to.active_element.text)
+    assert order == ["Skip to content", "Repair-Shop console", "Overview", "Webhooks", "Inbox"]
     console.driver.set_window_size(390, 844)  # a phone: the nav wraps, nothing scrolls sideways
     width = console.driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390
