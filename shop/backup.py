@@ -87,6 +87,10 @@ def prepare_destination(dest: Path) -> Path:
 def backup(dest: Path, config, progress: Progress, pages_per_step: int = PAGES_PER_STEP) -> dict:
     """Take a consistent copy of the configured database and its secret key into the folder DEST."""
     database, dest = config["DATABASE"], dest.resolve()
+    if is_postgres(database):  # before anything is made: the command names DEST itself
+        key = Path(config.root_path) / KEY_FILE
+        then = f"\n  after `mkdir {dest}`, and copy {key} into it too unless SHOP_SECRET_KEY is set"
+        require_client(*dump_command(database, dest / POSTGRES_FILE), then=then)
     work = prepare_destination(dest)
     try:
         if is_postgres(database):
@@ -169,23 +173,30 @@ def shown(command: list[str], env: dict) -> str:
 
 
 def run_client(command: list[str], env: dict, progress: Progress) -> None:
-    """Run pg_dump or pg_restore (its verbose lines on stderr are the progress), or say how to."""
-    program = command[0]
-    if shutil.which(program) is None:
-        raise BackupError(
-            f"{program} is not on PATH: install the PostgreSQL client tools (the server's major version "
-            f"or newer), or run it yourself:\n  {shown(command, env)}"
-        )
+    """Run pg_dump or pg_restore; its verbose lines on stderr are the progress."""
     progress(f"running {shown(command, env)}")
     result = subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
     if result.returncode != 0:
-        raise BackupError(f"{program} failed (exit {result.returncode}); its messages are above")
+        raise BackupError(f"{command[0]} failed (exit {result.returncode}); its messages are above")
+
+
+def require_client(command: list[str], env: dict, then: str = "") -> None:
+    """Refuse, printing the exact command to run by hand, when pg_dump or pg_restore is not on PATH."""
+    if shutil.which(command[0]) is None:
+        raise BackupError(
+            f"{command[0]} is not on PATH: install the PostgreSQL client tools (the server's major "
+            f"version or newer), or run it yourself:\n  {shown(command, env)}{then}"
+        )
+
+
+def dump_command(url: str, target: Path) -> tuple[list[str], dict]:
+    """pg_dump of the database at `url` into `target`, in the custom format (one snapshot)."""
+    return libpq_command(url, "pg_dump", "--format=custom", "--verbose", "--file", str(target))
 
 
 def dump_postgres(url: str, target: Path, progress: Progress) -> dict:
-    """pg_dump the database at `url` into `target` (custom format: one consistent snapshot)."""
-    command, env = libpq_command(url, "pg_dump", "--format=custom", "--verbose", "--file", str(target))
-    run_client(command, env, progress)
+    """pg_dump the database at `url` into `target`."""
+    run_client(*dump_command(url, target), progress)
     return {"database": POSTGRES_FILE, "schema_version": _postgres_version(url)}
 
 
@@ -319,10 +330,6 @@ def restore_postgres(dump: Path, url: str, progress: Progress) -> None:
     """pg_restore the dump into the configured database, in one transaction (all or nothing)."""
     from shop.db import db
 
-    if shutil.which("pg_restore"):  # a damaged archive is refused before anything is dropped
-        listed = subprocess.run(["pg_restore", "--list", str(dump)], capture_output=True, text=True)
-        if listed.returncode != 0:
-            raise BackupError(f"{dump} is not a readable pg_dump archive: {listed.stderr.strip()[:300]}")
     db.close()  # pg_restore drops and recreates the tables this process may hold open
     command, env = libpq_command(
         url,
