@@ -168,13 +168,21 @@ def broken_manifest(folder: Path) -> None:
     (folder / backup.MANIFEST).write_text("{")
 
 
+def other_backend(folder: Path) -> None:
+    edit_manifest(folder, backend="x")
+
+
+def newer_schema(folder: Path) -> None:
+    edit_manifest(folder, schema_version=999)
+
+
 BAD_BACKUPS = [
     pytest.param(lambda f: None, "give --force", id="a database holding rows without --force"),
     pytest.param(damage_database, "damaged", id="a database file that does not match its digest"),
     pytest.param(no_manifest, "no manifest.json", id="a folder without a manifest"),
     pytest.param(broken_manifest, "not readable", id="a manifest that is not JSON"),
-    pytest.param(lambda f: edit_manifest(f, backend="x"), "is of a x database", id="a backup of another backend"),
-    pytest.param(lambda f: edit_manifest(f, schema_version=999), "newer than this release", id="a newer schema"),
+    pytest.param(other_backend, "is of a x database", id="a backup of another backend"),
+    pytest.param(newer_schema, "newer than this release", id="a backup of a newer schema"),
 ]
 
 
