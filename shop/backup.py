@@ -97,25 +97,31 @@ def backup(dest: Path, config, progress: Progress, pages_per_step: int = PAGES_P
             copied = dump_postgres(database, work / POSTGRES_FILE, progress)
         else:
             copied = copy_sqlite(database, work / SQLITE_FILE, pages_per_step, progress)
-        source = key_source(config)
-        if source == "instance_file":
-            shutil.copy2(Path(config.root_path) / KEY_FILE, work / KEY_FILE)
-            os.chmod(work / KEY_FILE, 0o600)
-        manifest = {
-            "format": FORMAT,
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            "backend": "postgres" if is_postgres(database) else "sqlite",
-            **copied,
-            "secret_key": {"source": source, "included": source == "instance_file"},
-            "files": {p.name: sha256(p) for p in sorted(work.iterdir())},
-        }
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        manifest = write_manifest(work, database, copied, config)
         os.chmod(work, 0o700)  # the key and the data are as secret as the instance folder
         work.rename(dest)  # an empty DEST folder is replaced; a failure before here leaves none
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return {"backup": str(dest), **manifest}
+
+
+def write_manifest(work: Path, database: str, copied: dict, config) -> dict:
+    """Copy the key file when it is the key in use, then write the manifest of the folder (last)."""
+    source = key_source(config)
+    if source == "instance_file":
+        shutil.copy2(Path(config.root_path) / KEY_FILE, work / KEY_FILE)
+        os.chmod(work / KEY_FILE, 0o600)
+    manifest = {
+        "format": FORMAT,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "backend": "postgres" if is_postgres(database) else "sqlite",
+        **copied,
+        "secret_key": {"source": source, "included": source == "instance_file"},
+        "files": {path.name: sha256(path) for path in sorted(work.iterdir())},
+    }
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
 
 
 def copy_sqlite(source: str, target: Path, pages_per_step: int, progress: Progress) -> dict:
@@ -127,7 +133,7 @@ def copy_sqlite(source: str, target: Path, pages_per_step: int, progress: Progre
     if not Path(source).is_file():
         raise BackupError(f"there is no database at {source}")
     reporter = Reporter(progress, "backup")
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, isolation_level=None, timeout=10)
+    src = sqlite3.connect(f"{Path(source).as_uri()}?mode=ro", uri=True, isolation_level=None, timeout=10)
     dst = sqlite3.connect(target)
     try:
         src.execute("BEGIN")
@@ -197,10 +203,10 @@ def dump_command(url: str, target: Path) -> tuple[list[str], dict]:
 def dump_postgres(url: str, target: Path, progress: Progress) -> dict:
     """pg_dump the database at `url` into `target`."""
     run_client(*dump_command(url, target), progress)
-    return {"database": POSTGRES_FILE, "schema_version": _postgres_version(url)}
+    return {"database": POSTGRES_FILE, "schema_version": _postgres_version()}
 
 
-def _postgres_version(url: str) -> int:
+def _postgres_version() -> int:
     """The schema version of the PostgreSQL database the app is on (the dump is of it)."""
     from shop.db import db
 
@@ -223,6 +229,8 @@ def read_manifest(src: Path) -> dict:
         raise BackupError(f"{src / MANIFEST} is not readable: {error}") from None
     if database not in files:
         raise BackupError(f"the manifest lists no database file ({database})")
+    if any(Path(name).name != name for name in files):  # names of files in SRC, never paths
+        raise BackupError(f"{src / MANIFEST} names a file outside the folder")
     for name, digest in files.items():
         if not (src / name).is_file() or sha256(src / name) != digest:
             raise BackupError(f"{src / name} is missing or damaged: its digest differs from the manifest's")
@@ -233,14 +241,30 @@ def restore(src: Path, config, force: bool, progress: Progress) -> dict:
     """Put the backup in folder SRC back as the configured database and instance secret key."""
     from shop.db import db
 
-    src = src.resolve()
+    src, database = src.resolve(), config["DATABASE"]
     manifest = read_manifest(src)
-    database = config["DATABASE"]
+    holding = refuse_unsafe_restore(manifest, database, force)
+    source = key_source(config)  # before the restore writes the key file
+    if is_postgres(database):
+        restore_postgres(src / manifest["database"], database, progress)
+    else:
+        install_sqlite(src / manifest["database"], Path(database), progress)
+    state = migrations.status(db, ALL_MODELS)
+    return {
+        "restored": str(src),
+        "database": _redacted(database) if is_postgres(database) else database,
+        "replaced_rows_in": holding,
+        "schema_version": state.version,
+        "schema": state.problem() or "current",
+        "secret_key": restore_key(src, manifest, config, source),
+    }
+
+
+def refuse_unsafe_restore(manifest: dict, database: str, force: bool) -> list[str]:
+    """Refuse another backend, a newer schema, or data without --force; the tables holding rows."""
     backend = "postgres" if is_postgres(database) else "sqlite"
     if manifest.get("backend") != backend:
-        raise BackupError(
-            f"the backup is of a {manifest.get('backend')} database; SHOP_DATABASE is {backend}"
-        )
+        raise BackupError(f"the backup is of a {manifest.get('backend')} database; this one is {backend}")
     if int(manifest.get("schema_version", 0)) > migrations.head():
         raise BackupError(
             f"the backup is at schema version {manifest['schema_version']}, newer than this release "
@@ -252,20 +276,7 @@ def restore(src: Path, config, force: bool, progress: Progress) -> dict:
             f"the database is not empty (rows in {', '.join(holding[:5])}): "
             "give --force to replace it with the backup"
         )
-    source = key_source(config)  # before the restore writes the key file
-    if backend == "sqlite":
-        install_sqlite(src / manifest["database"], Path(database), progress)
-    else:
-        restore_postgres(src / manifest["database"], database, progress)
-    state = migrations.status(db, ALL_MODELS)
-    return {
-        "restored": str(src),
-        "database": database if backend == "sqlite" else _redacted(database),
-        "replaced_rows_in": holding,
-        "schema_version": state.version,
-        "schema": state.problem() or "current",
-        "secret_key": restore_key(src, manifest, config, source),
-    }
+    return holding
 
 
 def _redacted(url: str) -> str:

@@ -100,7 +100,7 @@ def backup_command(dest: Path, pages_per_step: int) -> None:
     """
     try:
         _print_json(backup.backup(dest, current_app.config, _stderr, pages_per_step))
-    except backup.BackupError as error:
+    except (backup.BackupError, OSError) as error:  # OSError: a folder not writable, a full disk
         raise click.ClickException(f"no backup taken: {error}") from None
 
 
@@ -115,7 +115,7 @@ def restore_command(src: Path, force: bool) -> None:
     """
     try:
         _print_json(backup.restore(src, current_app.config, force, _stderr))
-    except backup.BackupError as error:
+    except (backup.BackupError, OSError) as error:  # the database is swapped in last: still the old one
         raise click.ClickException(f"nothing restored: {error}") from None
 
 

@@ -168,6 +168,11 @@ def broken_manifest(folder: Path) -> None:
     (folder / backup.MANIFEST).write_text("{")
 
 
+def a_path_outside(folder: Path) -> None:
+    manifest = json.loads((folder / backup.MANIFEST).read_text())
+    edit_manifest(folder, files={**manifest["files"], "../shop.json": "0" * 64})
+
+
 def other_backend(folder: Path) -> None:
     edit_manifest(folder, backend="x")
 
@@ -181,6 +186,7 @@ BAD_BACKUPS = [
     pytest.param(damage_database, "damaged", id="a database file that does not match its digest"),
     pytest.param(no_manifest, "no manifest.json", id="a folder without a manifest"),
     pytest.param(broken_manifest, "not readable", id="a manifest that is not JSON"),
+    pytest.param(a_path_outside, "names a file outside", id="a manifest naming a file outside the folder"),
     pytest.param(other_backend, "is of a x database", id="a backup of another backend"),
     pytest.param(newer_schema, "newer than this release", id="a backup of a newer schema"),
 ]
@@ -206,6 +212,7 @@ def test_bad_command_lines_are_refused(runner, tmp_path):
         (["backup"], 2, "Missing argument 'DEST'"),
         (["backup", str(a_file)], 1, "is a file"),
         (["backup", str(full)], 1, "is not empty"),
+        (["backup", str(a_file / "below-a-file")], 1, "no backup taken"),
         (["backup", "--pages-per-step", "0", str(tmp_path / "new")], 2, "pages-per-step"),
         (["restore"], 2, "Missing argument 'SRC'"),
         (["restore", str(tmp_path / "missing")], 1, "there is no backup"),
