@@ -4,6 +4,7 @@ the secret key travels with it; bad input and unsafe restores are refused with n
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -78,6 +79,9 @@ def test_a_backup_during_a_burst_of_writes_restores_every_record_written_before_
     assert written_during > 0 and writer.failures == []  # the API kept writing while it ran
     summary = json.loads(taken.stdout)
     assert summary["backend"] == ("postgres" if on_postgres() else "sqlite")
+    # progress on stderr: pg_dump's own lines, or the pages copied
+    progress = r"pg_dump: dumping contents of table" if on_postgres() else r"backup: (\d+) of \1 pages \(100%\)"
+    assert re.search(progress, taken.stderr), taken.stderr
     assert summary["secret_key"] == {"source": "setting", "included": False}  # SHOP_SECRET_KEY is set
 
     restored = shop_cli(target, "restore", str(tmp_path / "backup"))
