@@ -14,11 +14,14 @@ from pathlib import Path
 import pytest
 import requests
 from flask import Config
+from peewee import SqliteDatabase
 
 from shop import backup
 from shop.db import on_postgres
 from shop.models import WebhookSubscription
 from tests.helpers import backends
+from tests.helpers.migrations import SECRET_KEY as OLD_KEY
+from tests.helpers.migrations import create_old_schema, insert_old_rows
 from tests.helpers.processes import ROOT, wait_until
 from tests.helpers.servers import gunicorn
 from tests.helpers.webhooks import create
@@ -245,3 +248,31 @@ def test_without_pg_dump_the_exact_command_is_printed_without_the_password(tmp_p
     ) in message
     assert f"copy {tmp_path}/secret_key into it" in message
     assert not (tmp_path / "backup").exists()
+
+
+@pytest.mark.sqlite_only
+def test_a_database_of_an_older_release_is_backed_up_restored_then_migrated(tmp_path):
+    old = tmp_path / "old.sqlite3"
+    made = SqliteDatabase(str(old))
+    create_old_schema(made)
+    insert_old_rows(made)
+    made.close()
+    env = {**os.environ, "SHOP_DATABASE": str(old), "SHOP_SECRET_KEY": OLD_KEY}
+    taken = shop_cli({**env, "SHOP_INSTANCE_PATH": str(tmp_path / "old")}, "backup", str(tmp_path / "backup"))
+    assert taken.returncode == 0, taken.stderr  # a backup comes before the upgrade: it is allowed
+    assert json.loads(taken.stdout)["schema_version"] == 0
+
+    target = {
+        **env,
+        "SHOP_DATABASE": str(tmp_path / "new.sqlite3"),
+        "SHOP_INSTANCE_PATH": str(tmp_path / "new"),
+    }
+    restored = shop_cli(target, "restore", str(tmp_path / "backup"))
+    assert restored.returncode == 0, restored.stderr
+    assert (
+        "migrate" in json.loads(restored.stdout)["schema"]
+    )  # restored as it was, not upgraded behind your back
+    assert shop_cli(target, "key", "list", "--tenant", "acme").returncode == 1  # refused until migrated
+    assert shop_cli(target, "migrate").returncode == 0
+    listed = shop_cli(target, "key", "list", "--tenant", "acme")
+    assert listed.returncode == 0 and json.loads(listed.stdout), listed.stderr
