@@ -25,7 +25,12 @@ DEFAULTS = {
     # usage reporting
     "USAGE_TIME_BUDGET_MS": 5000,
     "USAGE_READ_SAMPLE_RATE": 1.0,
-    "USAGE_RETENTION_DAYS": 90,
+    # retention (shop/domain/retention.py): unset means its default there; SHOP_USAGE_RETENTION_DAYS,
+    # the older name of SHOP_RETENTION_USAGE_DAYS, is still read
+    "RETENTION_DELIVERY_DAYS": None,
+    "RETENTION_USAGE_DAYS": None,
+    "RETENTION_IDEMPOTENCY_HOURS": None,
+    "RETENTION_BATCH_SIZE": None,
     # billing gates
     "UPGRADE_URL": "https://billing.repair-shop.invalid/upgrade",
     # webhooks (used by the delivery issues)

@@ -22,6 +22,7 @@ def run(workers: int = 4, periodic: bool = True) -> None:
     redaction.install()
     setup(load_config())  # the database and the queue's file, before any worker or job runs
     refuse_another_schema()
+    refuse_bad_retention()
     resume_unfinished_work()
     consumer = huey.create_consumer(
         workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
@@ -38,6 +39,16 @@ def refuse_another_schema() -> None:
     problem = migrations.status(db, ALL_MODELS).problem()
     if problem:
         raise SystemExit(f"the consumer will not start: {problem}")
+
+
+def refuse_bad_retention() -> None:
+    """Start no consumer whose periodic pruning would fail on every run (or prune what the spec keeps)."""
+    from shop.domain.retention import RetentionError, windows
+
+    try:
+        windows(settings())
+    except RetentionError as error:
+        raise SystemExit(f"the consumer will not start: {error}") from None
 
 
 def resume_unfinished_work() -> None:
