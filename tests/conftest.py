@@ -51,7 +51,7 @@ def backend_specific(request):
     """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, and tests of
     several boxes on one PostgreSQL database (marked postgres_only) in the SQLite pass, saying why."""
     if request.node.get_closest_marker("sqlite_only") and on_postgres():
-        pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
+        pytest.skip("SQLite-only behaviour (the writer gate, checkpoints, the file copy): not on PostgreSQL")
     if request.node.get_closest_marker("postgres_only") and not on_postgres():
         pytest.skip("several boxes on one database: PostgreSQL only (SQLite is one file on one box)")
 
