@@ -3,7 +3,7 @@
 from flask import Flask, g
 from flask.sessions import SessionInterface
 
-from shop.config import load_config
+from shop.config import load_config, log_format, trusted_proxies
 from shop.queue import setup as set_up_queue
 
 
@@ -57,9 +57,16 @@ def _check_schema(app: Flask) -> None:
         app.before_request(lambda: error_response(503, "schema_out_of_date", problem))
 
 
+def check_settings(config) -> None:
+    """Refuse settings the service cannot run with (ConfigError names the setting)."""
+    trusted_proxies(config)
+    log_format(config)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
+    check_settings(config)  # a bad setting stops the start with its name, before anything opens
     app = ShopFlask(
         __name__, instance_path=config.root_path, instance_relative_config=True, static_folder=None
     )  # every path is under /api/v1: no /static route
@@ -73,7 +80,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli
     from shop.api import register_blueprints
-    from shop.platform import pipeline, redaction
+    from shop.platform import pipeline, proxies, redaction
     from shop.platform.smorest import Api
 
     _check_schema(app)
@@ -82,6 +89,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
     pipeline.install(app)
+    proxies.install(app)
     redaction.install()
     cli.register(app)
     return app

@@ -10,6 +10,8 @@ DEFAULTS = {
     # storage
     "DATABASE": None,  # resolved by database_path(): instance/shop.sqlite3
     "SECRET_KEY": None,  # resolved by secret_key(): instance/secret_key
+    # keys that still open stored secrets and cursors but encrypt nothing (a rotation in progress)
+    "SECRET_KEY_FALLBACKS": "",
     "DB_BUSY_TIMEOUT_SECONDS": 10,
     # PostgreSQL only: whether a commit waits for its WAL flush ("on"); "off" matches SQLite's
     # synchronous=NORMAL (a crash of the machine may lose the last commits, never corrupts)
@@ -41,7 +43,17 @@ DEFAULTS = {
     "SMS_FROM": None,
     "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
     "SEND_CLAIM_SECONDS": 300,
+    # operations
+    "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For/-Proto are believed
+    "LOG_FORMAT": "text",  # or "json": one object per line
 }
+# the most proxies that can sit in front; a larger count is a typo, not a topology
+MAX_TRUSTED_PROXIES = 10
+LOG_FORMATS = ("text", "json")
+
+
+class ConfigError(ValueError):
+    """A setting with a value the service cannot run with; the message names the setting."""
 
 
 def instance_path() -> Path:
@@ -101,3 +113,24 @@ def secret_key(config) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(secrets.token_urlsafe(48))
     return path.read_text().strip()
+
+
+def trusted_proxies(config) -> int:
+    """SHOP_TRUSTED_PROXIES as a count from 0 to MAX_TRUSTED_PROXIES; ConfigError otherwise."""
+    value = config.get("TRUSTED_PROXIES", 0)
+    if isinstance(value, str) and value.strip().isdigit():  # from instance/config.py as a string
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TRUSTED_PROXIES:
+        raise ConfigError(
+            f"SHOP_TRUSTED_PROXIES must be a whole number from 0 to {MAX_TRUSTED_PROXIES} (the reverse "
+            f"proxies in front of the service; 0 when clients connect directly), not {value!r}"
+        )
+    return value
+
+
+def log_format(config) -> str:
+    """SHOP_LOG_FORMAT: text or json; ConfigError otherwise."""
+    value = config.get("LOG_FORMAT") or "text"
+    if not isinstance(value, str) or value.lower() not in LOG_FORMATS:
+        raise ConfigError(f"SHOP_LOG_FORMAT must be text or json, not {value!r}")
+    return value.lower()
