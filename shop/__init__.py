@@ -3,7 +3,7 @@
 from flask import Flask, g
 from flask.sessions import SessionInterface
 
-from shop.config import load_config, log_format, trusted_proxies
+from shop.config import check_settings, load_config
 from shop.queue import setup as set_up_queue
 
 
@@ -57,12 +57,6 @@ def _check_schema(app: Flask) -> None:
         app.before_request(lambda: error_response(503, "schema_out_of_date", problem))
 
 
-def check_settings(config) -> None:
-    """Refuse settings the service cannot run with (ConfigError names the setting)."""
-    trusted_proxies(config)
-    log_format(config)
-
-
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
@@ -80,7 +74,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli
     from shop.api import register_blueprints
-    from shop.platform import pipeline, proxies, redaction
+    from shop.platform import logs, pipeline, proxies, request_log
     from shop.platform.smorest import Api
 
     _check_schema(app)
@@ -88,8 +82,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["shop.api"] = api
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
+    request_log.install(app)  # first: its hook runs after every other one
     pipeline.install(app)
     proxies.install(app)
-    redaction.install()
+    logs.configure(app.config)
     cli.register(app)
     return app

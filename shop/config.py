@@ -46,10 +46,12 @@ DEFAULTS = {
     # operations
     "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For/-Proto are believed
     "LOG_FORMAT": "text",  # or "json": one object per line
+    "LOG_LEVEL": "INFO",
 }
 # the most proxies that can sit in front; a larger count is a typo, not a topology
 MAX_TRUSTED_PROXIES = 10
 LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class ConfigError(ValueError):
@@ -134,3 +136,19 @@ def log_format(config) -> str:
     if not isinstance(value, str) or value.lower() not in LOG_FORMATS:
         raise ConfigError(f"SHOP_LOG_FORMAT must be text or json, not {value!r}")
     return value.lower()
+
+
+def log_level(config) -> str:
+    """SHOP_LOG_LEVEL: DEBUG, INFO, WARNING or ERROR; ConfigError otherwise."""
+    value = config.get("LOG_LEVEL") or "INFO"
+    if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
+        raise ConfigError(f"SHOP_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {value!r}")
+    return value.upper()
+
+
+def check_settings(config) -> None:
+    """Refuse settings the service cannot run with (ConfigError names the setting); the app and
+    the consumer call it before they open anything."""
+    trusted_proxies(config)
+    log_format(config)
+    log_level(config)
