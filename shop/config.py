@@ -77,6 +77,8 @@ def load_config(test_config: dict | None = None) -> Config:
     if test_config:
         config.from_mapping(test_config)
     config["DATABASE"] = database_path(config)
+    # the key file when the key comes from it (rotate-secret-key rewrites it; processes re-read it)
+    config["SECRET_KEY_FILE"] = None if config.get("SECRET_KEY") else str(key_file_path(config))
     config["SECRET_KEY"] = secret_key(config)
     return config
 
@@ -103,11 +105,16 @@ def is_postgres(target: str | None) -> bool:
     return bool(target) and str(target).startswith("postgresql://")
 
 
+def key_file_path(config) -> Path:
+    """Where the instance's generated secret key lives: instance/secret_key."""
+    return Path(config.root_path) / "secret_key"
+
+
 def secret_key(config) -> str:
     """SHOP_SECRET_KEY, or a key generated once into the instance folder."""
     if config.get("SECRET_KEY"):
         return str(config["SECRET_KEY"])
-    path = Path(config.root_path) / "secret_key"
+    path = key_file_path(config)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

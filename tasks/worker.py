@@ -25,6 +25,7 @@ def run(workers: int = 4, periodic: bool = True) -> None:
         logging.getLogger("huey.consumer").setLevel(level)
     setup(config)  # the database and the queue's file, before any worker or job runs
     refuse_another_schema()
+    refuse_another_secret_key(config)
     resume_unfinished_work()
     consumer = huey.create_consumer(
         workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
@@ -39,6 +40,15 @@ def refuse_another_schema() -> None:
     from shop.models import ALL_MODELS
 
     problem = migrations.status(db, ALL_MODELS).problem()
+    if problem:
+        raise SystemExit(f"the consumer will not start: {problem}")
+
+
+def refuse_another_secret_key(config) -> None:
+    """Deliver nothing when the stored secrets do not open with the configured key (as the app)."""
+    from shop.domain.secret_keys import start_up_problem
+
+    problem = start_up_problem(config)
     if problem:
         raise SystemExit(f"the consumer will not start: {problem}")
 

@@ -15,6 +15,7 @@ from shop.domain.webhooks.signing import signature_header
 from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
+from shop.platform import keyring
 
 log = logging.getLogger("shop.webhooks")
 MAX_ATTEMPTS = 8
@@ -195,7 +196,7 @@ def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tupl
         "Service-Event-Id": delivery.event_id,
         "Service-Event-Type": delivery.event_type,
     }
-    keys = signing_secrets(sub, config["SECRET_KEY"]) if sub.enabled and sub.deleted_at is None else []
+    keys = signing_secrets(sub, keyring.ring(config).keys) if sub.enabled and sub.deleted_at is None else []
     if keys:
         headers["Service-Signature"] = signature_header(keys, int(clock.timestamp()), body)
     return body, headers
