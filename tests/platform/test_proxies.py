@@ -2,7 +2,7 @@
 
 import pytest
 
-from shop import clock, create_app
+from shop import clock
 from shop.config import ConfigError
 from shop.platform import auth
 from shop.platform.auth_failures import BlockedAddresses
@@ -13,9 +13,9 @@ LIMIT = 3
 
 
 @pytest.fixture
-def proxied(app, acme, monkeypatch):
+def proxied(app_with, acme, monkeypatch):
     """A test client of the app as configured behind one trusted proxy (on the same database)."""
-    behind = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "TRUSTED_PROXIES": 1})
+    behind = app_with(TRUSTED_PROXIES=1)
     behind.config["AUTH_FAILURES_PER_MINUTE"] = LIMIT
     _fresh_view(monkeypatch)
     return behind.test_client()
@@ -87,19 +87,19 @@ def test_behind_one_proxy_the_forwarded_scheme_is_believed(proxied, acme):
     [-1, "-1", "abc", 1.5, "1.5", True, 11, 10**30, "", [1], None],
     ids=lambda v: f"SHOP_TRUSTED_PROXIES={v!r:.20}",
 )
-def test_a_bad_trusted_proxies_setting_refuses_to_start(app, value):
+def test_a_bad_trusted_proxies_setting_refuses_to_start(app_with, value):
     with pytest.raises(ConfigError, match="SHOP_TRUSTED_PROXIES must be a whole number from 0 to 10"):
-        create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "TRUSTED_PROXIES": value})
+        app_with(TRUSTED_PROXIES=value)
 
 
 @pytest.mark.parametrize("value", ["-1", "two", "1.0", "[]"], ids=lambda v: f"env {v!r}")
-def test_a_bad_trusted_proxies_variable_refuses_to_start(app, monkeypatch, value):
+def test_a_bad_trusted_proxies_variable_refuses_to_start(app_with, monkeypatch, value):
     monkeypatch.setenv("SHOP_TRUSTED_PROXIES", value)
     with pytest.raises(ConfigError, match=r"SHOP_TRUSTED_PROXIES .* not "):
-        create_app({"TESTING": True, "DATABASE": app.config["DATABASE"]})
+        app_with()
 
 
-def test_the_trusted_proxies_variable_is_read_as_a_number(app, monkeypatch):
+def test_the_trusted_proxies_variable_is_read_as_a_number(app_with, monkeypatch):
     monkeypatch.setenv("SHOP_TRUSTED_PROXIES", "2")
-    behind = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"]})
+    behind = app_with()
     assert behind.wsgi_app.x_for == 2 and behind.wsgi_app.x_proto == 2 and behind.wsgi_app.x_host == 0

@@ -6,7 +6,6 @@ import logging
 
 import pytest
 
-from shop import create_app
 from shop.config import ConfigError
 from shop.platform import logs
 from tests.helpers import auth_headers
@@ -104,9 +103,9 @@ def test_no_token_or_signing_secret_ever_reaches_the_log(client, acme, captured)
     ],
     ids=["an unknown format", "a number for the format", "an unknown level", "a number for the level"],
 )
-def test_a_bad_log_setting_refuses_to_start(app, setting, value, message):
+def test_a_bad_log_setting_refuses_to_start(app_with, setting, value, message):
     with pytest.raises(ConfigError, match=message):
-        create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], setting: value})
+        app_with(**{setting: value})
 
 
 def test_the_periodic_task_chatter_is_debug(captured):

@@ -6,7 +6,6 @@ import sys
 
 import pytest
 
-from shop import create_app
 from shop.domain.secret_keys import SecretKeyMismatch
 from shop.models import IdempotencyRecord, WebhookSubscription
 from shop.platform import keyring, secretbox
@@ -25,33 +24,29 @@ def subscribed(client, acme):
     return sub
 
 
-def app_with(app, **config):
-    return create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], **config})
-
-
-def test_serving_refuses_a_key_that_does_not_open_the_stored_secrets(app, subscribed):
+def test_serving_refuses_a_key_that_does_not_open_the_stored_secrets(app_with, app, subscribed):
     with pytest.raises(SecretKeyMismatch) as refused:
-        app_with(app, SECRET_KEY=OTHER_KEY)
+        app_with(SECRET_KEY=OTHER_KEY)
     message = str(refused.value)
     assert "cannot be decrypted with the key set by SHOP_SECRET_KEY" in message
     assert "webhook signing secrets" in message and "restore the key file" in message
     assert OTHER_KEY not in message
 
 
-def test_the_refusal_names_the_key_file(app, subscribed, tmp_path, monkeypatch):
+def test_the_refusal_names_the_key_file(app_with, app, subscribed, tmp_path, monkeypatch):
     monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
     (tmp_path / "secret_key").write_text(OTHER_KEY + "\n")  # a restore that brought the wrong key
     with pytest.raises(SecretKeyMismatch, match=f"the key file {tmp_path / 'secret_key'} "):
-        app_with(app, SECRET_KEY=None)
+        app_with(SECRET_KEY=None)
 
 
-def test_a_lost_key_file_is_not_replaced_silently(app, subscribed, tmp_path, monkeypatch):
+def test_a_lost_key_file_is_not_replaced_silently(app_with, app, subscribed, tmp_path, monkeypatch):
     monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))  # no key file: one is generated
     with pytest.raises(SecretKeyMismatch, match="cannot be decrypted with the key file"):
-        app_with(app, SECRET_KEY=None)
+        app_with(SECRET_KEY=None)
 
 
-def test_an_old_saved_response_under_another_key_is_found_too(app, acme, client):
+def test_an_old_saved_response_under_another_key_is_found_too(app_with, app, acme, client):
     IdempotencyRecord.create(
         api_key_id="key_acme",
         key="k-1",
@@ -62,11 +57,11 @@ def test_an_old_saved_response_under_another_key_is_found_too(app, acme, client)
         created_at="2026-01-01T00:00:00Z",
     )
     with pytest.raises(SecretKeyMismatch, match="idempotent responses"):
-        app_with(app)
+        app_with()
 
 
-def test_the_previous_key_as_a_fallback_starts_and_signs(app, subscribed):
-    started = app_with(app, SECRET_KEY=OTHER_KEY, SECRET_KEY_FALLBACKS=app.config["SECRET_KEY"])
+def test_the_previous_key_as_a_fallback_starts_and_signs(app_with, app, subscribed):
+    started = app_with(SECRET_KEY=OTHER_KEY, SECRET_KEY_FALLBACKS=app.config["SECRET_KEY"])
     with started.app_context():
         from shop.domain.webhooks.subscriptions import signing_secrets
 
@@ -74,17 +69,17 @@ def test_the_previous_key_as_a_fallback_starts_and_signs(app, subscribed):
     assert previous == subscribed["signing_secret"] and current.startswith("whsec_")
 
 
-def test_an_empty_database_starts_with_any_key(app):
-    assert app_with(app, SECRET_KEY=OTHER_KEY).extensions.get("shop.secret_problem") is None
+def test_an_empty_database_starts_with_any_key(app_with, app):
+    assert app_with(SECRET_KEY=OTHER_KEY).extensions.get("shop.secret_problem") is None
 
 
-def test_worker_and_demo_commands_refuse_while_others_run(app, subscribed):
+def test_worker_and_demo_commands_refuse_while_others_run(app_with, app, subscribed):
     from click.testing import CliRunner
     from flask.cli import ScriptInfo
 
     from shop.cli import shop
 
-    info = ScriptInfo(create_app=lambda: app_with(app, SECRET_KEY=OTHER_KEY))
+    info = ScriptInfo(create_app=lambda: app_with(SECRET_KEY=OTHER_KEY))
     for command in (["worker"], ["demo", "--port", "1"]):
         result = CliRunner().invoke(shop, command, obj=info)
         assert result.exit_code == 1 and "cannot be decrypted" in result.output, command
