@@ -17,23 +17,28 @@ SECRET_PATTERNS = (
     # the password of a URL (smtp://user:pass@host, postgresql://user:pass@host/db)
     (re.compile(r"\b([a-z][a-z0-9+.\-]*://[^:/\s@]*:)[^@\s/]+@", re.IGNORECASE), r"\1[redacted]@"),
 )
+# one pass that finds none of the above in most lines, so they skip the substitutions
+MIGHT_HOLD_A_SECRET = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://", re.IGNORECASE)
 # literal values the service holds (the instance secret key, the metrics token): masked as such
-_known: set[str] = set()
+_known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it
 _known_lock = threading.Lock()
 SHORTEST_KNOWN = 8  # a shorter value would mask ordinary words
 
 
 def remember(*values) -> None:
     """Mask these literal secrets from now on (empty and short values are ignored)."""
+    global _known
     with _known_lock:
-        _known.update(str(v) for v in values if v and len(str(v)) >= SHORTEST_KNOWN)
+        fresh = {str(v) for v in values if v and len(str(v)) >= SHORTEST_KNOWN}
+        _known = tuple(sorted(set(_known) | fresh, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
     """The text with every secret replaced by a mask (its prefix kept where it has one)."""
-    for pattern, mask in SECRET_PATTERNS:
-        text = pattern.sub(mask, text)
-    for value in sorted(_known, key=len, reverse=True):
+    if MIGHT_HOLD_A_SECRET.search(text):
+        for pattern, mask in SECRET_PATTERNS:
+            text = pattern.sub(mask, text)
+    for value in _known:
         if value in text:
             text = text.replace(value, "[redacted]")
     return text
