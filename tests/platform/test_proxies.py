@@ -1,5 +1,7 @@
 """SHOP_TRUSTED_PROXIES: behind a proxy the failure limit sees each client; with none, no header fools it."""
 
+import logging
+
 import pytest
 
 from shop import clock
@@ -103,3 +105,10 @@ def test_the_trusted_proxies_variable_is_read_as_a_number(app_with, monkeypatch)
     monkeypatch.setenv("SHOP_TRUSTED_PROXIES", "2")
     behind = app_with()
     assert behind.wsgi_app.x_for == 2 and behind.wsgi_app.x_proto == 2 and behind.wsgi_app.x_host == 0
+
+
+def test_the_request_log_names_the_forwarded_client(proxied, acme, caplog):
+    with caplog.at_level(logging.INFO, logger="shop.request"):
+        response = proxied.get("/api/v1/me", headers={**acme, **_from("10.0.0.1, 203.0.113.7")})
+    (line,) = [r.fields for r in caplog.records if r.name == "shop.request"]
+    assert line["client"] == "203.0.113.7" and line["request_id"] == response.headers["X-Request-Id"]
