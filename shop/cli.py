@@ -1,4 +1,5 @@
-"""The `flask shop ...` commands: init-db, migrate, backup, restore, copy-to, load, demo, worker, key..."""
+"""The `flask shop ...` commands: init-db, migrate, backup, restore, copy-to, load, demo, worker, key,
+activity, rotate-secret-key."""
 
 import json
 import os
@@ -25,6 +26,8 @@ from shop.platform.errors import ApiError
 # the commands that may meet a database at another version: a backup comes before a migrate, and
 # a restore may put back one that a migrate then upgrades
 SCHEMA_COMMANDS = ("init-db", "migrate", "backup", "restore")
+# the commands that serve or deliver: they refuse a key that does not open the stored secrets
+SERVING_COMMANDS = ("worker", "demo")
 
 
 @click.pass_context
@@ -32,7 +35,10 @@ def _refuse_an_old_schema(ctx: click.Context) -> None:
     """Run no command but the schema's own on a database the app refused (shop.create_app)."""
     if ctx.invoked_subcommand in SCHEMA_COMMANDS or ctx.resilient_parsing:
         return
-    problem = ctx.ensure_object(ScriptInfo).load_app().extensions.get("shop.schema_problem")
+    app = ctx.ensure_object(ScriptInfo).load_app()
+    problem = app.extensions.get("shop.schema_problem")
+    if not problem and ctx.invoked_subcommand in SERVING_COMMANDS:
+        problem = app.extensions.get("shop.secret_problem")
     if problem:
         raise click.ClickException(problem)
 
@@ -230,6 +236,26 @@ def worker(workers: int, no_periodic: bool) -> None:
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
     argv = [sys.executable, "-m", "tasks"] + (["--no-periodic"] if no_periodic else [])
     os.execve(sys.executable, argv, env)
+
+
+@shop.command("rotate-secret-key")
+@click.option(
+    "--retire-previous",
+    is_flag=True,
+    help="Drop the previous key once every stored secret is under the current one.",
+)
+def rotate_secret_key(retire_previous: bool) -> None:
+    """Re-encrypt every stored secret under a new instance secret key (docs/operations.md)."""
+    from shop.domain import secret_keys
+
+    try:
+        if retire_previous:
+            summary = secret_keys.retire_previous(current_app.config)
+        else:
+            summary = secret_keys.rotate(current_app.config)
+    except (secret_keys.RotationRefused, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    _print_json(summary)
 
 
 @shop.command("demo")

@@ -71,6 +71,19 @@ def clean_state(app):
 
 
 @pytest.fixture
+def app_with(app):
+    """Build the app on the pass's database with other settings; the queue (whose configuration
+    the jobs and secretbox read outside a request) is the pass's again afterwards."""
+    from shop.queue import setup
+
+    def build(**config):
+        return create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], **config})
+
+    yield build
+    setup(app.config)
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 
