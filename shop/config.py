@@ -41,6 +41,14 @@ DEFAULTS = {
     "SMS_FROM": None,
     "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
     "SEND_CLAIM_SECONDS": 300,
+    # health: a consumer writes its heartbeat this often; health calls it stale when the newest
+    # is older than the second, and work overdue when it fell due longer ago than the third
+    "CONSUMER_HEARTBEAT_SECONDS": 15,
+    "HEALTH_HEARTBEAT_STALE_SECONDS": 60,
+    "HEALTH_OVERDUE_SECONDS": 300,
+    # metrics: GET /metrics is off unless a token is set; the processes of a box share a directory
+    "METRICS_TOKEN": None,
+    "METRICS_DIR": None,  # resolved by shop.platform.metrics: PROMETHEUS_MULTIPROC_DIR or instance/metrics
 }
 
 

@@ -4,8 +4,9 @@ import logging
 import os
 
 from shop.config import load_config
-from shop.platform import redaction
+from shop.platform import metrics, redaction
 from shop.queue import huey, settings, setup
+from tasks.heartbeat import Heartbeat
 
 # the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
 # with several consumers on one PostgreSQL database, one runs them and the rest start with it
@@ -20,13 +21,19 @@ def run(workers: int = 4, periodic: bool = True) -> None:
         logging.getLogger("huey").setLevel(logging.WARNING)
         logging.getLogger("huey.consumer").setLevel(level)
     redaction.install()
-    setup(load_config())  # the database and the queue's file, before any worker or job runs
+    config = load_config()
+    setup(config)  # the database and the queue's file, before any worker or job runs
+    metrics.setup(config)  # before any job counts an attempt or a send
     refuse_another_schema()
     resume_unfinished_work()
     consumer = huey.create_consumer(
         workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
     )
-    consumer.run()
+    beating = Heartbeat(periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
+    try:
+        consumer.run()
+    finally:
+        beating.stop()
 
 
 def refuse_another_schema() -> None:
