@@ -73,7 +73,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli
     from shop.api import register_blueprints
-    from shop.platform import pipeline, redaction
+    from shop.platform import metrics, pipeline, redaction
     from shop.platform.smorest import Api
 
     _check_schema(app)
@@ -82,6 +82,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
     pipeline.install(app)
+    metrics.install(app)
     redaction.install()
     cli.register(app)
     return app

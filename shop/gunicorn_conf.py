@@ -11,3 +11,15 @@ limit_request_line = 8190
 # one header line: Authorization (a key of at most 200 characters) and Idempotency-Key (255) fit
 limit_request_field_size = 8190
 limit_request_fields = 100
+
+
+def child_exit(server, worker):
+    """A worker gone: drop its live-gauge files from the metrics directory (prometheus_client's
+    multiprocess bookkeeping; its counters stay, so the box's totals never go back)."""
+    import os
+
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path and os.path.isdir(path):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, path)

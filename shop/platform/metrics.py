@@ -142,14 +142,14 @@ def _limit() -> str:
     return "key" if "Retry-After" in g.get("rate_headers", {}) else "send_rate"
 
 
-def attempt_finished(status: str, outcome, seconds: float | None) -> None:
-    """A webhook attempt ended; `status` is the state it left the delivery in."""
+def attempt_finished(status: str, outcome) -> None:
+    """A webhook attempt ended (an engine Outcome); `status` is the state it left the delivery in."""
     if not _metrics:
         return
     label = attempt_outcome(outcome)
     _metrics["attempts"].labels(label).inc()
-    if seconds is not None:
-        _metrics["attempt_latency"].labels(label).observe(seconds)
+    if outcome.ms is not None:
+        _metrics["attempt_latency"].labels(label).observe(outcome.ms / 1000)
     _metrics["deliveries"].labels(status).inc()
 
 
@@ -172,6 +172,17 @@ def message_finished(channel: str, outcome: str) -> None:
     """An outbound message send ended: sent, retry (a transient failure) or failed (for good)."""
     if _metrics:
         _metrics["sends"].labels(channel if channel in ("email", "sms") else "other", outcome).inc()
+
+
+def install(app) -> None:
+    """Count every request of `app`, and start recording now if a metrics token is configured."""
+    app.after_request(_count_request)
+    setup(app.config)
+
+
+def _count_request(response):
+    request_finished(response)
+    return response
 
 
 # --- the scrape ---
