@@ -1,13 +1,21 @@
 """Metrics across processes: the real consumer's attempts and sends reach the API's /metrics."""
 
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
+import requests
+from prometheus_client.parser import text_string_to_metric_families
 
 from shop.domain.activity import run_activity
 from shop.models import Message, WebhookDelivery
 from tests.helpers import auth_headers
 from tests.helpers.messages import ANN_PHONE, shop_fixture
 from tests.helpers.metrics import TOKEN, scrape, value
-from tests.helpers.processes import wait_until
+from tests.helpers.processes import ROOT, http_ok, stop, wait_until
+from tests.helpers.receivers import free_port
 from tests.helpers.webhook_receiver import WebhookReceiver
 
 TRUSTED = "127.0.0.0/8,::1/128"
@@ -78,3 +86,39 @@ def test_a_real_send_moves_the_send_counter_by_channel_and_outcome(client, shop,
     )
     assert moved(before, after, "shop_message_sends_total", channel="sms", outcome="sent") == 1
     assert value(after, "shop_consumers_running") == 1  # the backlog gauges see the consumer's heartbeat
+
+
+def test_under_gunicorn_every_scrape_adds_up_every_workers_counts(tmp_path):
+    port, folder = free_port(), tmp_path / "metrics"
+    env = {**os.environ, "SHOP_METRICS_TOKEN": TOKEN, "SHOP_METRICS_DIR": str(folder)}
+    log = open(tmp_path / "gunicorn.log", "w")
+    command = ["-m", "gunicorn", "-c", "python:shop.gunicorn_conf", "--bind", f"127.0.0.1:{port}"]
+    proc = subprocess.Popen(
+        [sys.executable, *command, "--workers", "2", "app:app"], cwd=ROOT, env=env, stdout=log, stderr=log
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: http_ok(f"{base}/api/v1"), timeout=30)
+        with ThreadPoolExecutor(8) as pool:  # side by side, so both sync workers take some
+            statuses = list(
+                pool.map(lambda _: requests.get(f"{base}/api/v1", timeout=10).status_code, range(60))
+            )
+        assert statuses == [200] * 60
+        counted = []
+        for _ in range(6):  # whichever worker answers the scrape, it adds up both
+            text = requests.get(
+                f"{base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
+            ).text
+            samples = {
+                (s.name, frozenset(s.labels.items())): s.value
+                for family in text_string_to_metric_families(text)
+                for s in family.samples
+            }
+            counted.append(
+                value(samples, "shop_http_requests_total", route="/api/v1", method="GET", status="200")
+            )
+    finally:
+        stop(proc)
+        log.close()
+    assert counted == [61.0] * 6  # the 60 and the readiness probe that answered 200
+    assert len(list(folder.glob("counter_*.db"))) == 2  # one file per worker
