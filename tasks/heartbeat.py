@@ -52,3 +52,7 @@ class Heartbeat:
             heartbeat.beat(self.consumer_id, self.periodic, self.started_at)
         except Exception:  # a database that does not answer: health will say the beat is stale
             log.warning("consumer heartbeat not written", exc_info=True)
+            try:
+                db.close()  # a broken connection is not reused: the next beat opens a new one
+            except Exception:
+                pass
