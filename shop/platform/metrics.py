@@ -7,7 +7,9 @@ hold for every box. Recording is on in a process once `setup()` saw SHOP_METRICS
 carries a tenant, a key or anything a request sent beyond its method and route template.
 """
 
+import functools
 import hmac
+import logging
 import os
 import threading
 import time
@@ -22,6 +24,7 @@ METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 ATTEMPT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
+log = logging.getLogger("shop.metrics")
 _lock = threading.Lock()
 _metrics: dict = {}  # name -> metric, filled by setup()
 
@@ -116,6 +119,21 @@ def _start(path: Path) -> None:
 # --- recording (a no-op in a process where metrics are off) ---
 
 
+def never_fails(record):
+    """A recording function whose failure (a full disk under the metrics directory...) is logged
+    and dropped: counting must never fail a request or the job that delivers or sends."""
+
+    @functools.wraps(record)
+    def guarded(*args, **kwargs):
+        try:
+            record(*args, **kwargs)
+        except Exception:
+            log.warning("metrics: %s failed", record.__name__, exc_info=True)
+
+    return guarded
+
+
+@never_fails
 def request_finished(response) -> None:
     """after_request: count the request by route template, method and status, time it, and note a
     401 or a 429 by the limit that refused it."""
@@ -142,6 +160,7 @@ def _limit() -> str:
     return "key" if "Retry-After" in g.get("rate_headers", {}) else "send_rate"
 
 
+@never_fails
 def attempt_finished(status: str, outcome) -> None:
     """A webhook attempt ended (an engine Outcome); `status` is the state it left the delivery in."""
     if not _metrics:
@@ -168,6 +187,7 @@ def attempt_outcome(outcome) -> str:
     return "network_error"
 
 
+@never_fails
 def message_finished(channel: str, outcome: str) -> None:
     """An outbound message send ended: sent, retry (a transient failure) or failed (for good)."""
     if _metrics:
@@ -200,8 +220,10 @@ def exposition(config) -> bytes:
     from prometheus_client import CollectorRegistry, generate_latest, multiprocess
 
     setup(config)
+    folder = directory(config)
+    folder.mkdir(parents=True, exist_ok=True)  # emptied by hand while running: a scrape, not a 500
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=str(directory(config)))
+    multiprocess.MultiProcessCollector(registry, path=str(folder))
     registry.register(BacklogCollector(config))
     return generate_latest(registry)
 
