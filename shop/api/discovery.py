@@ -26,9 +26,11 @@ CHECKS = _closed(
         "queue": VITAL,
         "consumer": {
             "type": "string",
-            "enum": ["ok", "stale", "missing", "unknown"],
+            "enum": ["ok", "stale", "missing", "no_periodic", "unknown"],
             "description": "ok: a consumer's heartbeat is fresh; stale: the newest is older than "
-            "HEALTH_HEARTBEAT_STALE_SECONDS; missing: no consumer ever beat (or all stopped).",
+            "HEALTH_HEARTBEAT_STALE_SECONDS; missing: no consumer ever beat (or all stopped); "
+            "no_periodic: consumers run, but none runs the periodic tasks (every one has "
+            "--no-periodic), so lost or held work is never swept up.",
         },
         "webhook_deliveries": {
             "type": "string",
@@ -48,6 +50,11 @@ WHEN = {"type": "string", "format": "date-time", "nullable": True}
 CONSUMER = _closed(
     {
         "running": {"type": "integer", "minimum": 0, "description": "Consumers with a fresh heartbeat."},
+        "running_periodic": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Of those, the ones that run the periodic tasks (exactly one is the advice).",
+        },
         "last_heartbeat_at": WHEN,
         "last_heartbeat_age_seconds": AGE,
         "stale_after_seconds": SECONDS,

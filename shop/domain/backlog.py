@@ -70,6 +70,7 @@ def figures(stale_after: float, now: datetime) -> dict:
             age(oldest_due_message(now), now) or 0,
         ),
         "consumers_running": (f"Consumers with a heartbeat under {stale_after:g} s old.", consumers.running),
+        "consumers_running_periodic": ("Of those, the ones that run the periodic tasks.", consumers.periodic),
         "consumer_heartbeat_age_seconds": (
             "Age of the newest consumer heartbeat (-1: none ever).",
             -1 if beat_age is None else beat_age,

@@ -59,12 +59,16 @@ def _work(body: dict, config) -> dict:
 
 
 def _consumer(consumers: heartbeat.Consumers, stale_after: float, now: datetime) -> dict:
-    """The heartbeat part of the report, with its verdict: ok, stale (none recent) or missing."""
+    """The heartbeat part of the report, with its verdict: ok, stale (none recent), missing (none
+    ever), or no_periodic (consumers run, but none runs the sweeps that recover lost work)."""
     last = consumers.last_beat_at
     verdict = "ok" if consumers.running else ("stale" if last else "missing")
+    if consumers.running and not consumers.periodic:
+        verdict = "no_periodic"
     return {
         "verdict": verdict,
         "running": consumers.running,
+        "running_periodic": consumers.periodic,
         "last_heartbeat_at": clock.isoformat(last),
         "last_heartbeat_age_seconds": backlog.age(last, now),
         "stale_after_seconds": stale_after,

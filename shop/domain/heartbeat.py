@@ -22,6 +22,7 @@ class Consumers:
 
     running: int
     last_beat_at: datetime | None
+    periodic: int = 0  # of the running ones, those that run the periodic tasks (the sweeps)
 
 
 def new_consumer_id() -> str:
@@ -63,8 +64,11 @@ def consumers(stale_after: float) -> Consumers:
     row = ConsumerHeartbeat.select(
         fn.MAX(ConsumerHeartbeat.beat_at).alias("last"),
         fn.SUM(Case(None, [(ConsumerHeartbeat.beat_at >= since, 1)], 0)).alias("running"),
+        fn.SUM(Case(None, [((ConsumerHeartbeat.beat_at >= since) & ConsumerHeartbeat.periodic, 1)], 0)).alias(
+            "periodic"
+        ),
     ).dicts()[0]
     last = row["last"]
     if isinstance(last, str):  # an aggregate comes back untyped on SQLite
         last = datetime.fromisoformat(last)
-    return Consumers(int(row["running"] or 0), last)
+    return Consumers(int(row["running"] or 0), last, int(row["periodic"] or 0))

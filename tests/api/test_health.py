@@ -56,6 +56,7 @@ def test_with_no_consumer_ever_it_is_degraded_and_says_missing(client):
     }
     assert body["consumer"] == {
         "running": 0,
+        "running_periodic": 0,
         "last_heartbeat_at": None,
         "last_heartbeat_age_seconds": None,
         "stale_after_seconds": 60.0,
@@ -87,6 +88,17 @@ def test_the_stale_threshold_is_a_setting(client, app, beating, monkeypatch):
     clock.advance(61)
     body = health(client)
     assert body["checks"]["consumer"] == "ok" and body["consumer"]["stale_after_seconds"] == 120
+
+
+def test_consumers_that_all_skip_the_periodic_tasks_degrade_it(client, beating):
+    heartbeat.beat(heartbeat.new_consumer_id(), periodic=False, started_at=clock.now())
+    body = health(client)
+    assert body["checks"]["consumer"] == "ok"
+    assert (body["consumer"]["running"], body["consumer"]["running_periodic"]) == (2, 1)
+    heartbeat.forget(beating)  # the one with the sweeps stops; the --no-periodic one runs on
+    body = health(client)
+    assert body["status"] == "degraded" and body["checks"]["consumer"] == "no_periodic"
+    assert (body["consumer"]["running"], body["consumer"]["running_periodic"]) == (1, 0)
 
 
 def test_a_stopped_consumer_forgets_its_row(client, beating):

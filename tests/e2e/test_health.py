@@ -23,6 +23,7 @@ def test_degraded_with_no_consumer_then_ok_with_one_then_missing_when_it_stops(c
     consumer = start_consumer(**FAST)
     body = wait_until(lambda: (b := health(client))["status"] == "ok" and b, timeout=30)
     assert body["checks"]["consumer"] == "ok" and body["consumer"]["running"] == 1
+    assert body["consumer"]["running_periodic"] == 1
     assert body["consumer"]["last_heartbeat_age_seconds"] < 5
     row = ConsumerHeartbeat.get()
     assert row.periodic is True and row.pid == consumer.pid
