@@ -35,11 +35,6 @@ def directory(config) -> Path:
     return Path(configured or Path(config.root_path) / "metrics").resolve()
 
 
-def enabled() -> bool:
-    """Whether this process records metrics."""
-    return bool(_metrics)
-
-
 def setup(config) -> bool:
     """Turn recording on in this process when a metrics token is configured (once; idempotent)."""
     if not config.get("METRICS_TOKEN"):
@@ -239,6 +234,11 @@ class BacklogCollector:
 
         from shop.domain import backlog
 
-        figures = backlog.figures(float(self.config["HEALTH_HEARTBEAT_STALE_SECONDS"]), clock.now())
-        for name, (help_text, value) in figures.items():
+        try:
+            figures = backlog.figures(float(self.config["HEALTH_HEARTBEAT_STALE_SECONDS"]), clock.now())
+        except Exception:  # the counters are still worth serving; say the database did not answer
+            log.warning("metrics: the backlog could not be read", exc_info=True)
+            figures = {}
+        up = ("Whether the database answered this scrape's backlog queries.", int(bool(figures)))
+        for name, (help_text, value) in {"database_up": up, **figures}.items():
             yield GaugeMetricFamily(f"shop_{name}", help_text, value=value)

@@ -120,6 +120,7 @@ def test_queue_depth_and_oldest_due_age_are_read_at_scrape_time(client, metrics_
     assert client.post(f"/api/v1/webhooks/{SUBSCRIPTION}/ping", headers=shop).status_code == 202
     clock.advance(120)
     samples = scrape(client)
+    assert value(samples, "shop_database_up") == 1
     assert value(samples, "shop_webhook_deliveries_due") == 1
     assert 120 <= value(samples, "shop_webhook_oldest_due_age_seconds") < 125
     assert value(samples, "shop_queue_jobs_ready") >= 1  # the delivery's job, with no consumer to run it
