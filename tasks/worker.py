@@ -25,12 +25,12 @@ def run(workers: int = 4, periodic: bool = True) -> None:
     setup(config)  # the database and the queue's file, before any worker or job runs
     metrics.setup(config)  # before any job counts an attempt or a send
     refuse_another_schema()
-    resume_unfinished_work()
-    consumer = huey.create_consumer(
-        workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
-    )
     beating = Heartbeat(periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
     try:
+        resume_unfinished_work()
+        consumer = huey.create_consumer(
+            workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
+        )
         consumer.run()
     finally:
         beating.stop()
