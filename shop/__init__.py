@@ -95,7 +95,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli
     from shop.api import register_blueprints
-    from shop.platform import logs, pipeline, proxies, request_log
+    from shop.platform import logs, metrics, pipeline, proxies, request_log
     from shop.platform.smorest import Api
 
     _check_schema(app)
@@ -108,5 +108,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     pipeline.install(app)
     proxies.install(app)
     logs.configure(app.config)
+    metrics.install(app)
     cli.register(app)
     return app

@@ -52,6 +52,14 @@ DEFAULTS = {
     "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For/-Proto are believed
     "LOG_FORMAT": "text",  # or "json": one object per line
     "LOG_LEVEL": "INFO",
+    # health: a consumer writes its heartbeat this often; health calls it stale when the newest
+    # is older than the second, and work overdue when it fell due longer ago than the third
+    "CONSUMER_HEARTBEAT_SECONDS": 15,
+    "HEALTH_HEARTBEAT_STALE_SECONDS": 60,
+    "HEALTH_OVERDUE_SECONDS": 300,
+    # metrics: GET /metrics is off unless a token is set; the processes of a box share a directory
+    "METRICS_TOKEN": None,
+    "METRICS_DIR": None,  # resolved by shop.platform.metrics: PROMETHEUS_MULTIPROC_DIR or instance/metrics
 }
 # the most proxies that can sit in front; a larger count is a typo, not a topology
 MAX_TRUSTED_PROXIES = 10

@@ -27,3 +27,14 @@ threads = 4
 timeout = 30
 # a stop or restart lets requests in flight finish first
 graceful_timeout = 30
+
+def child_exit(server, worker):
+    """A worker gone: drop its live-gauge files from the metrics directory (prometheus_client's
+    multiprocess bookkeeping; its counters stay, so the box's totals never go back)."""
+    import os
+
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path and os.path.isdir(path):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, path)

@@ -3,8 +3,9 @@
 import logging
 
 from shop.config import ConfigError, check_settings, load_config, log_level
-from shop.platform import logs
+from shop.platform import logs, metrics
 from shop.queue import huey, settings, setup
+from tasks.heartbeat import Heartbeat
 
 # the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
 # with several consumers on one PostgreSQL database, one runs them and the rest start with it
@@ -24,14 +25,19 @@ def run(workers: int = 4, periodic: bool = True) -> None:
         logging.getLogger("huey").setLevel(logging.WARNING)
         logging.getLogger("huey.consumer").setLevel(level)
     setup(config)  # the database and the queue's file, before any worker or job runs
+    metrics.setup(config)  # before any job counts an attempt or a send
     refuse_another_schema()
     refuse_bad_retention()
     refuse_another_secret_key(config)
-    resume_unfinished_work()
-    consumer = huey.create_consumer(
-        workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
-    )
-    consumer.run()
+    beating = Heartbeat(periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
+    try:
+        resume_unfinished_work()
+        consumer = huey.create_consumer(
+            workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
+        )
+        consumer.run()
+    finally:
+        beating.stop()
 
 
 def refuse_another_schema() -> None:

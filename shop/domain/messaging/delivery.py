@@ -10,6 +10,7 @@ from shop.domain.events.outbox import emit
 from shop.domain.messaging import providers
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
+from shop.platform import metrics
 
 log = logging.getLogger("shop.messages")
 CLAIM_SECONDS = 300  # a send that takes longer is presumed dead and may be claimed again
@@ -166,6 +167,8 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
                 {"id": message.id, "external": accepted.external_uuid, "header": accepted.message_id_header},
             )
             emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
+    for message, _ in sent:
+        metrics.message_finished(message.channel, "sent")
 
 
 def _release(messages: list[Message]) -> list[tuple[int, float]]:
@@ -197,6 +200,7 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         )
     with write_transaction():
         message.save()
+    metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 
 

@@ -15,7 +15,7 @@ from shop.domain.webhooks.signing import signature_header
 from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
-from shop.platform import keyring
+from shop.platform import keyring, metrics
 
 log = logging.getLogger("shop.webhooks")
 MAX_ATTEMPTS = 8
@@ -223,6 +223,12 @@ def _ms(began: float) -> int:
 
 
 def _finish(started: Started, status: str, outcome: Outcome, next_at=None) -> None:
+    """Write the attempt's outcome and the delivery's new state, then count it (metrics)."""
+    _write_finish(started, status, outcome, next_at)
+    metrics.attempt_finished(status, outcome)
+
+
+def _write_finish(started: Started, status: str, outcome: Outcome, next_at) -> None:
     """Write the attempt's outcome and the delivery's new state in one transaction; a dead
     delivery may notify the inbox and auto-disable its subscription."""
     sub = started.sub
@@ -313,6 +319,7 @@ def _gone(started: Started, outcome: Outcome) -> None:
     with write_transaction():
         _record(started, "dead", outcome, None)
         disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
+    metrics.attempt_finished("dead", outcome)
     log.warning("webhook subscription %s disabled: the endpoint answered 410 Gone", started.sub.id)
 
 
