@@ -174,12 +174,6 @@ def _usage(key: ApiKey, window, row: tuple, query: UsageQuery) -> dict:
     return body
 
 
-def prune(retention_days: int) -> int:
-    """Delete usage rows older than the retention (run by a periodic task)."""
-    cutoff = clock.epoch_ms() - retention_days * DAY_MS
-    return UsageLog.delete().where(UsageLog.created_ms < cutoff).execute()
-
-
 def daily(key: ApiKey, days: int, budget_ms: float) -> list[dict]:
     """Per UTC day, oldest first, today included: requests, error rate (report()'s) and p95 latency."""
     today = clock.epoch_ms() // DAY_MS * DAY_MS

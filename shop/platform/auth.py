@@ -182,7 +182,7 @@ def check_scope(key: ApiKey, required: str | None) -> None:
 def refuse_blocked_address() -> None:
     """429 for an address with too many failed authentications this minute."""
     limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
-    if blocked_addresses.is_blocked(_client_ip(), limit):
+    if blocked_addresses.is_blocked(client_address(), limit):
         raise ApiError(
             429,
             "rate_limited",
@@ -193,8 +193,9 @@ def refuse_blocked_address() -> None:
 
 def record_failure() -> None:
     """Count a failed authentication (a bad key, or a console sign-in) against this address."""
-    blocked_addresses.record(_client_ip(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
+    blocked_addresses.record(client_address(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
 
 
-def _client_ip() -> str:
+def client_address() -> str:
+    """The client's address: the peer's, or the one trusted proxies forwarded (shop.platform.proxies)."""
     return (request.remote_addr or "unknown")[:64]
