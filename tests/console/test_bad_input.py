@@ -56,6 +56,8 @@ GET_CASES = [
     ("/console/webhooks/{acme.sub}?window=1y", 400, "an unknown stats window"),
     ("/console/webhooks/{acme.sub}?cursor=garbage", 400, "a forged cursor"),
     ("/console/webhooks?cursor=" + LONG, 400, "an over-long cursor"),
+    ("/console/webhooks/{acme.sub}?recovery=whrec_%00", 200, "a NUL in the recovery shown (none is)"),
+    ("/console/webhooks/{acme.sub}?recovery=" + LONG, 400, "an over-long recovery id"),
     ("/console/inbox?view=everything", 400, "an unknown inbox view"),
     ("/console/inbox?cursor=%FF%FE", 400, "a cursor that is not text"),
     ("/console/nowhere", 404, "an unknown console page"),

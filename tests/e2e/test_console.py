@@ -2,8 +2,11 @@
 real HTTPS receiver on loopback; screenshots of each page go to the test's output folder."""
 
 import pytest
+from selenium.webdriver.common.keys import Keys
 
-from shop.models import Notification, WebhookDelivery
+from shop import clock
+from shop.domain.usage import DAY_MS
+from shop.models import Notification, UsageLog, WebhookDelivery
 from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.processes import wait_until
 from tests.helpers.webhook_receiver import WebhookReceiver
@@ -25,14 +28,25 @@ def consumer_env(receiver) -> dict:
 
 def test_signing_in_with_a_key_opens_the_overview_with_its_charts(load, signed_in):
     load(tenant_fixture("acme", notifications=[{"id": 50, "scope": "global", "type": "x", "message": "Hi"}]))
+    log_a_week_of_requests("key_acme")
     console = signed_in(TOKEN)
     assert console.heading() == "Overview"
     assert "Acme" in console.text("header .who")
     assert len(console.driver.find_elements("css selector", "svg.chart")) == 3
+    days = console.driver.find_elements("css selector", "main table tbody tr")
+    assert len(days) == 7 and days[0].find_element("css selector", "td").text == "60"
     cookie = console.driver.get_cookie("shop_console")
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
     assert TOKEN not in str(console.driver.get_cookies())
     console.screenshot("overview")
+    # keyboard order: the skip link first, then the pages, then sign-out, then the page itself
+    body = console.driver.find_element("css selector", "body")
+    body.send_keys(Keys.TAB)
+    order = [console.driver.switch_to.active_element.text]
+    for _ in range(4):
+        console.driver.switch_to.active_element.send_keys(Keys.TAB)
+        order.append(console.driver.switch_to.active_element.text)
+    assert order == ["Skip to content", "Repair-Shop console", "Overview", "Webhooks", "Inbox"]
     console.driver.set_window_size(390, 844)  # a phone: the nav wraps, nothing scrolls sideways
     width = console.driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390
@@ -69,6 +83,28 @@ def test_a_failing_delivery_s_attempts_then_redeliver_until_delivered(
     assert "Queued again" in console.text("main") or "delivered" in console.text("#delivery-status")
     assert console.driver.find_elements("css selector", ".attempt .response-status")[-1].text == "200"
     console.screenshot("delivery-delivered")
+
+
+def log_a_week_of_requests(key_id: str) -> None:
+    """Usage rows for the last six days, as the request pipeline writes them (the chart's data)."""
+    now = clock.epoch_ms()
+    rows = []
+    for day in range(1, 7):
+        for n in range(10 * day):
+            status = 500 if (n + day) % 23 == 0 else 404 if n % (day + 3) == 0 else 200
+            created = now - day * DAY_MS + n * 1000
+            rows.append(
+                {
+                    "tenant_id": "acme",
+                    "api_key_id": key_id,
+                    "method": "GET",
+                    "path": "/api/v1/me",
+                    "status": status,
+                    "duration_ms": 5 + (n * 37) % (20 * day),
+                    "created_ms": created,
+                }
+            )
+    UsageLog.insert_many(rows).execute()
 
 
 def _status_text(console) -> str:
