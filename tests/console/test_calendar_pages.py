@@ -6,9 +6,10 @@ import re
 import pytest
 
 from shop.models import Appointment
-from tests.helpers import auth_headers, tenant_fixture
-from tests.helpers.appointments import BASE, BOOKING, NEW, TICKETS, set_clock
+from tests.helpers import auth_headers, logged_rows, tenant_fixture
+from tests.helpers.appointments import BASE, BOOKING, HOLDS, NEW, TICKETS, set_clock
 from tests.helpers.console import page_text, sign_in
+from tests.helpers.processes import wait_until
 
 TOKEN = "sk_test_acme_token_0001"
 API = auth_headers(TOKEN)
@@ -183,3 +184,27 @@ def test_a_shop_without_booking_settings_shows_appointments_and_says_so(client, 
     sign_in(client, TOKEN)
     html = page_text(client.get(WEEK))
     assert "Online booking is not set up" in html and 'class="slot' not in html
+
+
+def test_a_live_hold_takes_a_place_and_says_so(client, shop):
+    sign_in(client, TOKEN)
+    hold = {"date": "2026-12-01", "time": "10:00"}
+    for _ in range(2):
+        assert client.post(HOLDS, json=hold, headers=API).status_code == 201
+    held = slot(page_text(client.get(WEEK)), "2026-12-01", "10:00")
+    assert "0 / 2" in held and "Held: 0 booked and 2 held (checkouts in progress) of 2 places." in held
+
+
+def test_calendar_pages_and_actions_are_in_the_usage_log(client, shop):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    client.get(WEEK)
+    client.post("/console/calendar/complete", data={"csrf_token": csrf, "appointment_id": appointment})
+    client.post("/console/calendar/complete", data={"csrf_token": csrf, "appointment_id": appointment})
+    expected = {
+        ("GET", "/console/calendar", 200, "key_acme"),
+        ("POST", "/console/calendar/complete", 303, "key_acme"),
+        ("POST", "/console/calendar/complete", 409, "key_acme"),
+    }
+    # the background writer may hold a batch mid-commit when this test flushes: look until it lands
+    wait_until(lambda: expected <= {(r.method, r.path, r.status, r.api_key_id) for r in logged_rows()}, 10)

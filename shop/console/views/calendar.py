@@ -46,7 +46,7 @@ def calendar_week():
 
 @bp.route("/calendar/book", methods=["POST"])
 @page("appointments.write")
-def book():
+def calendar_book():
     """Book an appointment through the API's own schema and rules (capacity, slot_unavailable)."""
     body = {
         "scheduled_date": forms.text("scheduled_date", 10),
@@ -63,7 +63,7 @@ def book():
 
 @bp.route("/calendar/cancel", methods=["POST"])
 @page("appointments.write")
-def cancel():
+def calendar_cancel():
     """Cancel an appointment, with an optional reason (once: a second cancel is the API's 422)."""
     appointment_id = forms.record_id("appointment_id")
     reason = forms.load(AppointmentCancelSchema(), {"reason": forms.text("reason", 500, required=False)})
@@ -73,7 +73,7 @@ def cancel():
 
 @bp.route("/calendar/complete", methods=["POST"])
 @page("appointments.write")
-def complete():
+def calendar_complete():
     """Mark an appointment completed (the API's transition rules)."""
     done = appointment_rules.finish_appointment(g.tenant.id, forms.record_id("appointment_id"), "completed")
     return _to_week(done, "completed")
@@ -81,7 +81,7 @@ def complete():
 
 @bp.route("/calendar/no-show", methods=["POST"])
 @page("appointments.write")
-def no_show():
+def calendar_no_show():
     """Mark an appointment a no-show (the API's transition rules)."""
     done = appointment_rules.finish_appointment(g.tenant.id, forms.record_id("appointment_id"), "no_show")
     return _to_week(done, "no_show")

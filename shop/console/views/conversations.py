@@ -57,7 +57,7 @@ def conversation(conversation_id: str):
 
 @bp.route("/conversations/send", methods=["POST"])
 @page("messages.write")
-def send():
+def send_on_ticket():
     """Send on a ticket through the API's schema and pipeline (validation, suppression, consent, rate)."""
     channel = forms.one_of("channel", CHANNELS, "sms")
     body = {
