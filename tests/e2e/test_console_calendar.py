@@ -5,6 +5,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from shop.models import Appointment, Message
 from tests.helpers import auth_headers, tenant_fixture
@@ -32,16 +34,7 @@ def remaining(console, day: str, time: str) -> str:
 
 def accept_confirm(console) -> None:
     """Say yes to the page's "are you sure" (console.js asks before a cancel)."""
-    wait_until(lambda: _has_alert(console), timeout=10)
-    console.driver.switch_to.alert.accept()
-
-
-def _has_alert(console) -> bool:
-    try:
-        console.driver.switch_to.alert
-        return True
-    except Exception:
-        return False
+    WebDriverWait(console.driver, 10).until(expected_conditions.alert_is_present()).accept()
 
 
 def test_the_calendar_shows_a_booked_slot_s_capacity_fall(client, load, signed_in):
