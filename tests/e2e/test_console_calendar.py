@@ -112,6 +112,10 @@ def test_a_message_sent_on_a_ticket_shows_in_its_thread_once_the_consumer_sent_i
     assert Message.get_by_id(message.id).delivery_status == "sent"
     assert f"to {ANN_PHONE}" in console.text(f"#message-{message.id}")
     console.screenshot("conversation-sent")
+    console.driver.set_window_size(390, 844)
+    assert console.driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    console.screenshot("conversation-phone")
+    console.driver.set_window_size(1280, 900)
     console.click("main p a[href='/console/conversations']")
     console.wait_for_heading("Conversations")
     assert "Ann Lee" in console.text("main table")
