@@ -11,13 +11,21 @@ document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
-  // a delivery still in flight: look again in a few seconds (the page works without it: reload)
+  // a delivery or a sent message still in flight: look again in a few seconds (the page works without it: reload)
   var live = document.querySelector("[data-refresh]");
   if (live) {
     var seconds = Number(live.getAttribute("data-refresh")) || 3;
-    window.setTimeout(function () {
-      if (!document.hidden) window.location.reload();
-    }, seconds * 1000);
+    // never throw away what someone is typing (a reply while a sent message is in flight): wait
+    var typing = function () {
+      return Array.prototype.some.call(document.querySelectorAll("textarea, input[type=text]"), function (field) {
+        return field.value !== field.defaultValue;
+      });
+    };
+    var look = function () {
+      if (document.hidden || typing()) window.setTimeout(look, seconds * 1000);
+      else window.location.reload();
+    };
+    window.setTimeout(look, seconds * 1000);
   }
   // select the shown-once secret on focus so it can be copied in one go
   document.querySelectorAll(".secret").forEach(function (box) {
