@@ -5,7 +5,7 @@ import pytest
 
 from shop.models import Notification, WebhookDelivery, WebhookRecovery
 from tests.helpers import auth_headers, tenant_fixture
-from tests.helpers.console import page_text, sign_in
+from tests.helpers.console import alert_text, fill_ids, page_text, sign_in
 from tests.helpers.webhooks import create
 
 TOKEN = "sk_test_acme_token_0001"
@@ -26,17 +26,6 @@ def world(client, load):
         ids[tenant] = {"sub": sub, "delivery": delivery, "note": str(note_id)}
     ids["csrf"] = sign_in(client, TOKEN)
     return ids
-
-
-def _fill(value, ids):
-    """A case's path or form value with {acme.sub}-style placeholders filled in."""
-    if isinstance(value, list):
-        return [_fill(item, ids) for item in value]
-    if isinstance(value, str):
-        for tenant in ("acme", "globex"):
-            for name, real in ids[tenant].items():
-                value = value.replace(f"{{{tenant}.{name}}}", real)
-    return value
 
 
 GET_CASES = [
@@ -68,8 +57,8 @@ GET_CASES = [
 
 @pytest.mark.parametrize("path, status", [pytest.param(p, s, id=i) for p, s, i in GET_CASES])
 def test_bad_page_requests_get_a_friendly_page(client, world, path, status):
-    response = client.get(_fill(path, world))
-    assert response.status_code == status, _alert(response)
+    response = client.get(fill_ids(path, world))
+    assert response.status_code == status, alert_text(response)
     assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
     assert "<h1>" in page_text(response)
 
@@ -140,9 +129,9 @@ POST_CASES = [
 @pytest.mark.parametrize("path, form, status", [pytest.param(p, f, s, id=i) for p, f, s, i in POST_CASES])
 def test_forged_forms_get_a_friendly_page_and_change_nothing(client, world, path, form, status):
     before = _state()
-    data = {"csrf_token": world["csrf"], **{k: _fill(v, world) for k, v in form.items()}}
-    response = client.post(_fill(path, world), data=data)
-    assert response.status_code == status, _alert(response)
+    data = {"csrf_token": world["csrf"], **{k: fill_ids(v, world) for k, v in form.items()}}
+    response = client.post(fill_ids(path, world), data=data)
+    assert response.status_code == status, alert_text(response)
     assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
     assert _state() == before
 
@@ -182,10 +171,3 @@ def test_odd_keys_on_the_sign_in_form_are_refused_with_a_page(client, world, api
     token = page_text(form).split('name="csrf_token" value="')[1].split('"')[0]
     response = client.post("/console/sign-in", data={"csrf_token": token, "api_key": api_key})
     assert response.status_code == status and response.mimetype == "text/html"
-
-
-def _alert(response) -> str:
-    """The message a refusal page shows (what a failing assertion prints)."""
-    html = page_text(response)
-    start = html.find('role="alert"')
-    return html[start : start + 300] if start >= 0 else html[:300]

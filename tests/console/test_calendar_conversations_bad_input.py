@@ -6,7 +6,7 @@ import pytest
 from shop.models import Appointment, Event, Message
 from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.appointments import BASE, BOOKING, NEW, set_clock
-from tests.helpers.console import page_text, sign_in
+from tests.helpers.console import alert_text, fill_ids, page_text, sign_in
 from tests.helpers.messages import ANN_PHONE, shop_fixture
 
 TOKEN = "sk_test_acme_token_0001"
@@ -35,17 +35,6 @@ def world(client, load):
     return ids
 
 
-def _fill(value, ids):
-    """A case's path or form value with {acme.appointment}-style placeholders filled in."""
-    if isinstance(value, list):
-        return [_fill(item, ids) for item in value]
-    if isinstance(value, str):
-        for tenant in ("acme", "globex"):
-            for name, real in ids[tenant].items():
-                value = value.replace(f"{{{tenant}.{name}}}", real)
-    return value
-
-
 GET_CASES = [
     ("/console/calendar?week=2026-02-30", 400, "a week of no such day"),
     ("/console/calendar?week=next", 400, "a week that is no date"),
@@ -72,8 +61,8 @@ GET_CASES = [
 
 @pytest.mark.parametrize("path, status", [pytest.param(p, s, id=i) for p, s, i in GET_CASES])
 def test_bad_page_requests_get_a_friendly_page(client, world, path, status):
-    response = client.get(_fill(path, world))
-    assert response.status_code == status, _alert(response)
+    response = client.get(fill_ids(path, world))
+    assert response.status_code == status, alert_text(response)
     assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
     assert "<h1>" in page_text(response)
 
@@ -162,9 +151,9 @@ POST_CASES = [
 @pytest.mark.parametrize("path, form, status", [pytest.param(p, f, s, id=i) for p, f, s, i in POST_CASES])
 def test_forged_forms_get_a_friendly_page_and_change_nothing(client, world, path, form, status):
     before = _state()
-    data = {"csrf_token": world["csrf"], **{k: _fill(v, world) for k, v in form.items()}}
+    data = {"csrf_token": world["csrf"], **{k: fill_ids(v, world) for k, v in form.items()}}
     response = client.post(path, data=data)
-    assert response.status_code == status, _alert(response)
+    assert response.status_code == status, alert_text(response)
     assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
     assert _state() == before
 
@@ -180,7 +169,7 @@ def test_forged_forms_get_a_friendly_page_and_change_nothing(client, world, path
 @pytest.mark.parametrize("csrf", [None, "forged"], ids=["no CSRF token", "a forged CSRF token"])
 def test_a_form_without_the_session_s_csrf_token_is_refused(client, world, path, form, csrf):
     before = _state()
-    data = {k: _fill(v, world) for k, v in form.items()}
+    data = {k: fill_ids(v, world) for k, v in form.items()}
     if csrf:
         data["csrf_token"] = csrf
     response = client.post(path, data=data)
@@ -192,10 +181,3 @@ def _state() -> tuple:
     appointments = tuple(Appointment.select().order_by(Appointment.id).tuples())
     messages = tuple(Message.select(Message.id).tuples())
     return appointments, messages, Event.select().count()
-
-
-def _alert(response) -> str:
-    """The message a refusal page shows (what a failing assertion prints)."""
-    html = page_text(response)
-    start = html.find('role="alert"')
-    return html[start : start + 300] if start >= 0 else html[:300]

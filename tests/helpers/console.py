@@ -24,3 +24,21 @@ def sign_in(client, token: str) -> str:
 
 def page_text(response) -> str:
     return response.get_data(as_text=True)
+
+
+def fill_ids(value, ids: dict):
+    """A bad-input case's path or form value with {tenant.name} placeholders (`{acme.sub}`) filled in."""
+    if isinstance(value, list):
+        return [fill_ids(item, ids) for item in value]
+    if isinstance(value, str):
+        for tenant in ("acme", "globex"):
+            for name, real in ids[tenant].items():
+                value = value.replace(f"{{{tenant}.{name}}}", real)
+    return value
+
+
+def alert_text(response) -> str:
+    """The message a refusal page shows (what a failing assertion prints)."""
+    html = page_text(response)
+    start = html.find('role="alert"')
+    return html[start : start + 300] if start >= 0 else html[:300]
