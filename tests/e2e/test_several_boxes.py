@@ -49,9 +49,10 @@ class Boxes:
     def __init__(self, log_dir, env):
         self.log_dir, self.env, self.procs = log_dir, env, []
 
-    def start(self, name: str, argv: list[str]) -> subprocess.Popen:
+    def start(self, name: str, argv: list[str], **env) -> subprocess.Popen:
         log = open(self.log_dir / f"{name}.log", "w")
-        proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        env = {**self.env, **env}
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
         self.procs.append((proc, log))
         return proc
 
@@ -133,9 +134,12 @@ def at_once(calls) -> list:
 
 def test_two_apis_and_two_consumers_on_one_database(boxes):
     apis = [boxes.api("api-1"), boxes.api("api-2")]
-    periodic = boxes.start("consumer-periodic", [sys.executable, "-m", "tasks"])
+    # at DEBUG a scheduler says each time it enqueues a periodic task (at INFO that chatter is hidden)
+    periodic = boxes.start("consumer-periodic", [sys.executable, "-m", "tasks"], SHOP_LOG_LEVEL="DEBUG")
     other = boxes.start(
-        "consumer-other", [sys.executable, "-m", "flask", "--app", "app", "shop", "worker", "--no-periodic"]
+        "consumer-other",
+        [sys.executable, "-m", "flask", "--app", "app", "shop", "worker", "--no-periodic"],
+        SHOP_LOG_LEVEL="DEBUG",
     )
     # both consumers running (their start-up line) before any work: the kill must hit a working one
     wait_until(lambda: "Periodic tasks are enabled" in boxes.log("consumer-periodic"), timeout=60)
