@@ -81,6 +81,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def per_ms(seconds: float, count: int) -> float:
+    """Seconds spent over `count` items, as milliseconds per item."""
+    return round(seconds * 1000 / count, 3)
+
+
 def received(session, port: int) -> int:
     return int(session.get(f"http://127.0.0.1:{port}/count", timeout=5).text)
 
@@ -200,10 +205,13 @@ def main() -> None:
             except requests.RequestException:
                 time.sleep(0.05)
         cpu = {}
-        plain_cpu = time.process_time()
+        plain_cpu, receiver_cpu = time.process_time(), cpu_seconds(receiver.pid)
         plain = baseline(session, port, args.count)
         cpu["requests_session_ms_per_post"] = round((time.process_time() - plain_cpu) * 1000 / args.count, 3)
+        cpu["receiver_ms_per_post_baseline"] = per_ms(cpu_seconds(receiver.pid) - receiver_cpu, args.count)
+        receiver_cpu = cpu_seconds(receiver.pid)
         ours = pipeline(session, port, args.count, args.timeout, env, cpu)
+        cpu["receiver_ms_per_post_pipeline"] = per_ms(cpu_seconds(receiver.pid) - receiver_cpu, args.count)
     finally:
         receiver.terminate()
         receiver.wait(timeout=10)
