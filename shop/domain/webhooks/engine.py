@@ -62,13 +62,8 @@ DUE_SQL = named_sql(
     f"SELECT {WebhookDelivery.columns('d')}, {WebhookSubscription.columns('s')} FROM webhook_delivery d "
     f"JOIN webhook_subscription s ON s.id = d.subscription_id WHERE d.id = :id AND {DUE}"
 )
-# more due deliveries of the same subscription, oldest due first, for a batch. `|| ''` keeps the
-# planners on the (status, next_attempt_at) index, which holds only what is due or soon due,
-# rather than walking every delivery the subscription ever had
-BATCH_SQL = named_sql(
-    f"SELECT {WebhookDelivery.columns()} FROM webhook_delivery "
-    f"WHERE subscription_id || '' = :sub AND id <> :id AND {DUE} ORDER BY next_attempt_at LIMIT :n"
-)
+# a batch takes the deliveries of the next queued delivery jobs: this many are looked at
+QUEUE_LOOKAHEAD = 32
 CLAIM_SQL = named_sql(
     "UPDATE webhook_delivery SET claimed_until = :until, attempts = attempts + 1, "
     f"last_attempt_at = :now, updated_at = :now WHERE id = :id AND {DUE} RETURNING attempts, run_trigger"
@@ -145,8 +140,9 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     """Attempt a due delivery and up to size - 1 more due deliveries of its subscription, one after
     another; returns the retries to schedule as (delivery id, delay).
 
-    One read and one claim transaction (each attempt written as started) serve the whole batch,
-    and the jobs of the others find them taken. Each outcome is still recorded before the next
+    The others are the deliveries of the next delivery jobs in the queue that are due and of the
+    same subscription: one read and one claim transaction (each attempt written as started, their
+    jobs taken from the queue) serve the whole batch. Each outcome is still recorded before the next
     request goes out, so a killed worker leaves at most one request sent and unrecorded. The batch
     stops at the first attempt that does not succeed, or once the claims' margin is spent (a member
     sent later could outlive its hold): the members not sent go back as they were, requeued.
@@ -156,11 +152,10 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     if due is None:
         return []
     delivery, sub = due
-    members = [delivery]
+    members, jobs = [delivery], {}
     if size > 1 and sub.enabled and sub.deleted_at is None:
-        rows = run_sql(BATCH_SQL, {"sub": sub.id, "id": delivery.id, "now": now, "n": size - 1})
-        members += [WebhookDelivery.from_row(row) for row in rows]
-    batch = _start(members, sub, config, now)
+        members += _queued_members(delivery, sub, now, size - 1, jobs)
+    batch = _start(members, sub, config, now, jobs)
     began, retries = time.monotonic(), []
     for index, started in enumerate(batch):
         if index and time.monotonic() - began >= HOLD_MARGIN:
@@ -178,6 +173,27 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
         if not outcome.succeeded:
             break
     return retries
+
+
+def _queued_members(delivery: WebhookDelivery, sub: WebhookSubscription, now, limit: int, jobs: dict) -> list:
+    """Up to `limit` due deliveries of the same subscription whose jobs wait next in the queue;
+    fills `jobs` with the queued job ids of each (the batch's claim takes them from the queue)."""
+    for job_id, args in queue.queued(queue.DELIVER_WEBHOOK, QUEUE_LOOKAHEAD):
+        if len(args) == 1 and isinstance(args[0], str) and args[0] != delivery.id:
+            jobs.setdefault(args[0], []).append(job_id)
+    if not jobs:
+        return []
+    # parameter names of letters only (shop.db's :name style): da, db, ..., dbc for the 12th
+    ids = {"d" + "".join(chr(97 + int(c)) for c in str(i)): delivery_id for i, delivery_id in enumerate(jobs)}
+    rows = run_sql(
+        named_sql(
+            f"SELECT {WebhookDelivery.columns()} FROM webhook_delivery WHERE id IN "
+            f"({', '.join(':' + name for name in ids)}) AND subscription_id = :sub AND {DUE} "
+            "ORDER BY next_attempt_at, id LIMIT :n"
+        ),
+        {**ids, "sub": sub.id, "now": now, "n": limit},
+    )
+    return [WebhookDelivery.from_row(row) for row in rows]
 
 
 def release(unsent: list[Started]) -> None:
@@ -245,12 +261,13 @@ def _read_due(delivery_id: str, now) -> tuple[WebhookDelivery, WebhookSubscripti
     return WebhookDelivery.from_row(rows[0][:split]), WebhookSubscription.from_row(rows[0][split:])
 
 
-def _start(deliveries: list, sub: WebhookSubscription, config, now) -> list[Started]:
-    """Claim the deliveries and write each attempt as started, in one short transaction.
+def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -> list[Started]:
+    """Claim the deliveries and write each attempt as started, in one short transaction; the
+    queued jobs of the claimed ones (`jobs`: delivery id to job ids) leave the queue in it.
 
     They are signed first, outside the write lock: the lock is held for the claims and the inserts
     only (a thread holding it must not wait for the GIL behind Python work). A delivery another
-    worker claimed since it was read is left out.
+    worker claimed since it was read is left out, and its job stays.
     """
     signed = [(delivery, *_signed(delivery, sub, config)) for delivery in deliveries]
     hold = hold_seconds(config)
@@ -278,6 +295,8 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now) -> list[Star
                 request_headers=headers,
             )
             batch.append(Started(delivery, sub, attempt_id, body, headers, previous, until))
+        if jobs:
+            queue.take([job for started in batch for job in jobs.get(started.delivery.id, ())])
     return batch
 
 
