@@ -88,7 +88,11 @@ class BaseModel(Model):
             table = cls._meta.table_name
             sql = _INSERT_SQL[key] = named_sql(f"INSERT INTO {table} ({columns}) VALUES ({params})")
         db.execute_sql(driver_sql(sql), {field.name: field.db_value(values[field.name]) for field in fields})
-        return cls(__no_default__=True, **values)
+        if any(isinstance(value, Model) for value in values.values()):  # a related row: peewee's setter
+            return cls(__no_default__=True, **values)
+        instance = cls(__no_default__=True)
+        instance.__data__, instance._dirty = dict(values), set(values)
+        return instance
 
     @classmethod
     def for_tenant(cls, tenant_id: str):
