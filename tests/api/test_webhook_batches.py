@@ -4,6 +4,8 @@ outcome recorded before the next request, the batch cut short at the first attem
 succeed, the members not sent given back as they were and requeued. Attempts run in this process
 (the job's own entry stays queued: no consumer took it) against a real HTTPS receiver."""
 
+import threading
+
 import pytest
 
 from shop.domain.activity import run_activity
@@ -179,3 +181,28 @@ def test_a_batch_takes_at_most_its_size_and_only_what_is_due(client, shop, app, 
     assert engine.attempt_batch(ids[3], app.config) == []
     assert [WebhookDelivery.get_by_id(i).status for i in ids] == ["delivered"] * 4 + ["pending"]  # not due
     assert ids[4] in queued()
+
+
+def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(8)
+    barrier, results = threading.Barrier(4), [None] * 4
+
+    def leader(i):  # four jobs at once, each seeing the others' deliveries queued behind its own
+        barrier.wait(timeout=20)
+        try:
+            results[i] = engine.attempt_batch(ids[i], app.config)
+        except Exception as error:  # noqa: BLE001  (the assertion names it)
+            results[i] = error
+
+    threads = [threading.Thread(target=leader, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [[]] * 4  # none failed (on PostgreSQL the claims lock rows in id order)
+    assert sorted(e["body"]["id"] for e in receiver.events()) == sorted(
+        WebhookDelivery.get_by_id(i).event_id for i in ids
+    )
+    assert all(log(i) == [(1, "initial", "succeeded")] for i in ids)

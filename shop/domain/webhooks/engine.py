@@ -274,7 +274,9 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -
     until = now + timedelta(seconds=hold)
     batch = []
     with write_transaction():
-        for delivery, body, headers in signed:
+        # claimed in id order: two batches that share deliveries on PostgreSQL take their row locks
+        # in the same order and so never deadlock; they are sent in the order given
+        for delivery, body, headers in sorted(signed, key=lambda item: item[0].id):
             previous = delivery.last_attempt_at
             claimed = _claim(delivery.id, hold, now)
             if claimed is None:  # another worker claimed it since the read
@@ -297,7 +299,8 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -
             batch.append(Started(delivery, sub, attempt_id, body, headers, previous, until))
         if jobs:
             queue.take([job for started in batch for job in jobs.get(started.delivery.id, ())])
-    return batch
+    order = {delivery.id: place for place, delivery in enumerate(deliveries)}
+    return sorted(batch, key=lambda started: order[started.delivery.id])
 
 
 def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:
