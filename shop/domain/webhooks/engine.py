@@ -147,7 +147,7 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     stops at the first attempt that does not succeed, or once the claims' margin is spent (a member
     sent later could outlive its hold): the members not sent go back as they were, requeued.
     """
-    now = clock.now()
+    now, began = clock.now(), time.monotonic()  # the claims' hold runs from `now`
     due = _read_due(delivery_id, now)
     if due is None:
         return []
@@ -156,7 +156,7 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     if size > 1 and sub.enabled and sub.deleted_at is None:
         members += _queued_members(delivery, sub, now, size - 1, jobs)
     batch = _start(members, sub, config, now, jobs)
-    began, retries = time.monotonic(), []
+    retries = []
     for index, started in enumerate(batch):
         if index and time.monotonic() - began >= HOLD_MARGIN:
             release(batch[index:])
