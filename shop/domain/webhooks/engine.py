@@ -183,7 +183,7 @@ def _queued_members(delivery: WebhookDelivery, sub: WebhookSubscription, now, li
             jobs.setdefault(args[0], []).append(job_id)
     if not jobs:
         return []
-    # parameter names of letters only (shop.db's :name style): da, db, ..., dbc for the 12th
+    # parameter names of letters only (shop.db's :name style): da, db, ..., dbc for the one at 12
     ids = {"d" + "".join(chr(97 + int(c)) for c in str(i)): delivery_id for i, delivery_id in enumerate(jobs)}
     rows = run_sql(
         named_sql(
