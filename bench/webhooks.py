@@ -121,12 +121,13 @@ def baseline(session, port: int, count: int) -> float:
     return count / (time.perf_counter() - started)
 
 
-def pipeline(session, port: int, count: int, timeout: float, env: dict, cpu: dict) -> float:
+def pipeline(session, port: int, count: int, timeout: float, env: dict, cpu: dict | None = None) -> float:
     """Deliveries per second from the first emitted event until the receiver acknowledged the last.
 
-    Also fills `cpu` with the CPU milliseconds per delivery of the consumer and of the emitting
-    loop (reported beside the ratio: on a shared machine they move less than wall-clock rates).
+    Also fills `cpu` (when given) with the CPU milliseconds per delivery of the consumer and of the
+    emitting loop (reported beside the ratio: on a shared machine they move less than wall-clock rates).
     """
+    cpu = {} if cpu is None else cpu
     from shop import create_app
     from shop.db import write_transaction
     from shop.domain.events.outbox import emit
