@@ -3,7 +3,7 @@
 from flask import Flask, g
 from flask.sessions import SessionInterface
 
-from shop.config import load_config
+from shop.config import check_settings, load_config
 from shop.queue import setup as set_up_queue
 
 
@@ -57,9 +57,31 @@ def _check_schema(app: Flask) -> None:
         app.before_request(lambda: error_response(503, "schema_out_of_date", problem))
 
 
+def _check_secret_key(app: Flask) -> None:
+    """Refuse a secret key that does not open the stored secrets (a restore without its key file).
+
+    Serving fails to start with the message; a `flask` command still gets its app (rotate-secret-key
+    reports the same problem, migrate and the rest do not need the key), but `worker` and `demo`
+    refuse (shop.cli).
+    """
+    import click
+
+    from shop.domain.secret_keys import SecretKeyMismatch, start_up_problem
+
+    if "shop.schema_problem" in app.extensions:
+        return  # the tables may not be what this release reads: migrate first
+    problem = start_up_problem(app.config)
+    if problem is None:
+        return
+    if click.get_current_context(silent=True) is None:
+        raise SecretKeyMismatch(problem)
+    app.extensions["shop.secret_problem"] = problem
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config, database, API and blueprints, request pipeline, CLI."""
     config = load_config(test_config)
+    check_settings(config)  # a bad setting stops the start with its name, before anything opens
     app = ShopFlask(
         __name__, instance_path=config.root_path, instance_relative_config=True, static_folder=None
     )  # every path is under /api/v1: no /static route
@@ -73,15 +95,19 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     from shop import cli
     from shop.api import register_blueprints
-    from shop.platform import pipeline, redaction
+    from shop.platform import logs, metrics, pipeline, proxies, request_log
     from shop.platform.smorest import Api
 
     _check_schema(app)
+    _check_secret_key(app)
     api = Api(app)
     app.extensions["shop.api"] = api
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     register_blueprints(api)
+    request_log.install(app)  # first: its hook runs after every other one
     pipeline.install(app)
-    redaction.install()
+    proxies.install(app)
+    logs.configure(app.config)
+    metrics.install(app)
     cli.register(app)
     return app

@@ -1,4 +1,5 @@
-"""The `flask shop ...` commands: init-db, migrate, copy-to, load, demo, worker, key, activity."""
+"""The `flask shop ...` commands: init-db, migrate, backup, restore, copy-to, load, demo, worker, key,
+activity, rotate-secret-key."""
 
 import json
 import os
@@ -6,13 +7,15 @@ import signal
 import subprocess
 import sys
 from importlib import resources
+from pathlib import Path
 
 import click
 from flask import current_app
 from flask.cli import AppGroup, ScriptInfo
 from werkzeug.serving import run_simple
 
-from shop import clock, migrations, models
+from shop import backup, clock, migrations, models
+from shop.backup import PAGES_PER_STEP
 from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -20,7 +23,11 @@ from shop.domain.keys import MODES, SCOPES, create_key, list_keys, revoke_key
 from shop.models import Tenant
 from shop.platform.errors import ApiError
 
-SCHEMA_COMMANDS = ("init-db", "migrate")  # the commands that may meet a database at another version
+# the commands that may meet a database at another version: a backup comes before a migrate, and
+# a restore may put back one that a migrate then upgrades
+SCHEMA_COMMANDS = ("init-db", "migrate", "backup", "restore")
+# the commands that serve or deliver: they refuse a key that does not open the stored secrets
+SERVING_COMMANDS = ("worker", "demo")
 
 
 @click.pass_context
@@ -28,7 +35,10 @@ def _refuse_an_old_schema(ctx: click.Context) -> None:
     """Run no command but the schema's own on a database the app refused (shop.create_app)."""
     if ctx.invoked_subcommand in SCHEMA_COMMANDS or ctx.resilient_parsing:
         return
-    problem = ctx.ensure_object(ScriptInfo).load_app().extensions.get("shop.schema_problem")
+    app = ctx.ensure_object(ScriptInfo).load_app()
+    problem = app.extensions.get("shop.schema_problem")
+    if not problem and ctx.invoked_subcommand in SERVING_COMMANDS:
+        problem = app.extensions.get("shop.secret_problem")
     if problem:
         raise click.ClickException(problem)
 
@@ -73,6 +83,46 @@ def migrate() -> None:
     except migrations.MigrationError as error:
         raise click.ClickException(f"migration failed, the failed step was rolled back: {error}") from None
     _print_json({"database": current_app.config["DATABASE"], **result})
+
+
+def _stderr(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@shop.command("backup")
+@click.argument("dest", type=click.Path(path_type=Path))
+@click.option(
+    "--pages-per-step",
+    default=PAGES_PER_STEP,
+    show_default=True,
+    type=click.IntRange(1),
+    help="SQLite: pages copied between progress reports.",
+)
+def backup_command(dest: Path, pages_per_step: int) -> None:
+    """Copy the database and the instance secret key into the new folder DEST while the service runs.
+
+    SQLite: one consistent snapshot through the online backup API; PostgreSQL: pg_dump (custom
+    format), or the exact command when pg_dump is not on PATH. Progress on stderr, JSON on stdout.
+    """
+    try:
+        _print_json(backup.backup(dest, current_app.config, _stderr, pages_per_step))
+    except (backup.BackupError, OSError) as error:  # OSError: a folder not writable, a full disk
+        raise click.ClickException(f"no backup taken: {error}") from None
+
+
+@shop.command("restore")
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Replace a database that holds rows.")
+def restore_command(src: Path, force: bool) -> None:
+    """Put back the backup in folder SRC (made by `shop backup`): the database and its secret key.
+
+    Stop the API and the consumers first. A database holding rows is only replaced with --force;
+    the backup's files are checked against its manifest and the database's integrity before.
+    """
+    try:
+        _print_json(backup.restore(src, current_app.config, force, _stderr))
+    except (backup.BackupError, OSError) as error:  # the database is swapped in last: still the old one
+        raise click.ClickException(f"nothing restored: {error}") from None
 
 
 @shop.command("copy-to")
@@ -186,6 +236,26 @@ def worker(workers: int, no_periodic: bool) -> None:
     env = dict(os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_CONSUMER_WORKERS=str(workers))
     argv = [sys.executable, "-m", "tasks"] + (["--no-periodic"] if no_periodic else [])
     os.execve(sys.executable, argv, env)
+
+
+@shop.command("rotate-secret-key")
+@click.option(
+    "--retire-previous",
+    is_flag=True,
+    help="Drop the previous key once every stored secret is under the current one.",
+)
+def rotate_secret_key(retire_previous: bool) -> None:
+    """Re-encrypt every stored secret under a new instance secret key (docs/operations.md)."""
+    from shop.domain import secret_keys
+
+    try:
+        if retire_previous:
+            summary = secret_keys.retire_previous(current_app.config)
+        else:
+            summary = secret_keys.rotate(current_app.config)
+    except (secret_keys.RotationRefused, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    _print_json(summary)
 
 
 @shop.command("demo")

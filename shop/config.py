@@ -10,6 +10,8 @@ DEFAULTS = {
     # storage
     "DATABASE": None,  # resolved by database_path(): instance/shop.sqlite3
     "SECRET_KEY": None,  # resolved by secret_key(): instance/secret_key
+    # keys that still open stored secrets and cursors but encrypt nothing (a rotation in progress)
+    "SECRET_KEY_FALLBACKS": "",
     "DB_BUSY_TIMEOUT_SECONDS": 10,
     # PostgreSQL only: whether a commit waits for its WAL flush ("on"); "off" matches SQLite's
     # synchronous=NORMAL (a crash of the machine may lose the last commits, never corrupts)
@@ -25,7 +27,12 @@ DEFAULTS = {
     # usage reporting
     "USAGE_TIME_BUDGET_MS": 5000,
     "USAGE_READ_SAMPLE_RATE": 1.0,
-    "USAGE_RETENTION_DAYS": 90,
+    # retention (shop/domain/retention.py): unset means its default there; SHOP_USAGE_RETENTION_DAYS,
+    # the older name of SHOP_RETENTION_USAGE_DAYS, is still read
+    "RETENTION_DELIVERY_DAYS": None,
+    "RETENTION_USAGE_DAYS": None,
+    "RETENTION_IDEMPOTENCY_HOURS": None,
+    "RETENTION_BATCH_SIZE": None,
     # billing gates
     "UPGRADE_URL": "https://billing.repair-shop.invalid/upgrade",
     # webhooks (used by the delivery issues)
@@ -41,7 +48,27 @@ DEFAULTS = {
     "SMS_FROM": None,
     "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
     "SEND_CLAIM_SECONDS": 300,
+    # operations
+    "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For/-Proto are believed
+    "LOG_FORMAT": "text",  # or "json": one object per line
+    "LOG_LEVEL": "INFO",
+    # health: a consumer writes its heartbeat this often; health calls it stale when the newest
+    # is older than the second, and work overdue when it fell due longer ago than the third
+    "CONSUMER_HEARTBEAT_SECONDS": 15,
+    "HEALTH_HEARTBEAT_STALE_SECONDS": 60,
+    "HEALTH_OVERDUE_SECONDS": 300,
+    # metrics: GET /metrics is off unless a token is set; the processes of a box share a directory
+    "METRICS_TOKEN": None,
+    "METRICS_DIR": None,  # resolved by shop.platform.metrics: PROMETHEUS_MULTIPROC_DIR or instance/metrics
 }
+# the most proxies that can sit in front; a larger count is a typo, not a topology
+MAX_TRUSTED_PROXIES = 10
+LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class ConfigError(ValueError):
+    """A setting with a value the service cannot run with; the message names the setting."""
 
 
 def instance_path() -> Path:
@@ -63,6 +90,8 @@ def load_config(test_config: dict | None = None) -> Config:
     if test_config:
         config.from_mapping(test_config)
     config["DATABASE"] = database_path(config)
+    # the key file when the key comes from it (rotate-secret-key rewrites it; processes re-read it)
+    config["SECRET_KEY_FILE"] = None if config.get("SECRET_KEY") else str(key_file_path(config))
     config["SECRET_KEY"] = secret_key(config)
     return config
 
@@ -89,11 +118,16 @@ def is_postgres(target: str | None) -> bool:
     return bool(target) and str(target).startswith("postgresql://")
 
 
+def key_file_path(config) -> Path:
+    """Where the instance's generated secret key lives: instance/secret_key."""
+    return Path(config.root_path) / "secret_key"
+
+
 def secret_key(config) -> str:
     """SHOP_SECRET_KEY, or a key generated once into the instance folder."""
     if config.get("SECRET_KEY"):
         return str(config["SECRET_KEY"])
-    path = Path(config.root_path) / "secret_key"
+    path = key_file_path(config)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -101,3 +135,40 @@ def secret_key(config) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(secrets.token_urlsafe(48))
     return path.read_text().strip()
+
+
+def trusted_proxies(config) -> int:
+    """SHOP_TRUSTED_PROXIES as a count from 0 to MAX_TRUSTED_PROXIES; ConfigError otherwise."""
+    value = config.get("TRUSTED_PROXIES", 0)
+    if isinstance(value, str) and value.strip().isdigit():  # from instance/config.py as a string
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TRUSTED_PROXIES:
+        raise ConfigError(
+            f"SHOP_TRUSTED_PROXIES must be a whole number from 0 to {MAX_TRUSTED_PROXIES} (the reverse "
+            f"proxies in front of the service; 0 when clients connect directly), not {value!r}"
+        )
+    return value
+
+
+def log_format(config) -> str:
+    """SHOP_LOG_FORMAT: text or json; ConfigError otherwise."""
+    value = config.get("LOG_FORMAT") or "text"
+    if not isinstance(value, str) or value.lower() not in LOG_FORMATS:
+        raise ConfigError(f"SHOP_LOG_FORMAT must be text or json, not {value!r}")
+    return value.lower()
+
+
+def log_level(config) -> str:
+    """SHOP_LOG_LEVEL: DEBUG, INFO, WARNING or ERROR; ConfigError otherwise."""
+    value = config.get("LOG_LEVEL") or "INFO"
+    if not isinstance(value, str) or value.upper() not in LOG_LEVELS:
+        raise ConfigError(f"SHOP_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {value!r}")
+    return value.upper()
+
+
+def check_settings(config) -> None:
+    """Refuse settings the service cannot run with (ConfigError names the setting); the app and
+    the consumer call it before they open anything."""
+    trusted_proxies(config)
+    log_format(config)
+    log_level(config)

@@ -1,19 +1,28 @@
-"""Periodic housekeeping: expired idempotency records and old usage rows."""
+"""Periodic housekeeping: rows past their retention windows go, in small batches (domain/retention)."""
 
 from huey import crontab
 
-from shop.domain import usage
-from shop.platform import idempotency
+from shop.domain import retention
 from shop.queue import huey, settings
 
 
 @huey.periodic_task(crontab(minute="*/15"))
 def prune_idempotency_records() -> int:
-    """Drop idempotency records past their 24-hour retention."""
-    return idempotency.prune(float(settings()["IDEMPOTENCY_RETENTION_SECONDS"]))
+    """Drop idempotency records past their retention (the 24-hour replay window by default)."""
+    windows = retention.windows(settings())
+    return sum(retention.prune_idempotency(windows.idempotency, windows.batch_size))
 
 
 @huey.periodic_task(crontab(minute="7", hour="3"))
 def prune_usage_log() -> int:
-    """Drop usage rows past the retention window."""
-    return usage.prune(int(settings()["USAGE_RETENTION_DAYS"]))
+    """Drop usage rows past their retention window (90 days by default)."""
+    windows = retention.windows(settings())
+    return sum(retention.prune_usage(windows.usage, windows.batch_size))
+
+
+@huey.periodic_task(crontab(minute="37"))
+def prune_webhook_deliveries() -> int:
+    """Drop terminal deliveries (with their attempt logs) past their window, then their orphaned events."""
+    windows = retention.windows(settings())
+    deliveries = sum(retention.prune_deliveries(windows.deliveries, windows.batch_size))
+    return deliveries + sum(retention.prune_events(windows.deliveries, windows.batch_size))

@@ -1,11 +1,11 @@
 """The consumer entry point shared by `flask shop worker`, `python -m tasks` and the demo."""
 
 import logging
-import os
 
-from shop.config import load_config
-from shop.platform import redaction
+from shop.config import ConfigError, check_settings, load_config, log_level
+from shop.platform import logs, metrics
 from shop.queue import huey, settings, setup
+from tasks.heartbeat import Heartbeat
 
 # the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
 # with several consumers on one PostgreSQL database, one runs them and the rest start with it
@@ -14,19 +14,30 @@ NO_PERIODIC = "--no-periodic"
 
 def run(workers: int = 4, periodic: bool = True) -> None:
     """Run the Huey consumer with thread workers (and the periodic scheduler unless told not to)."""
-    level = os.environ.get("SHOP_LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = load_config()
+    try:
+        check_settings(config)
+    except ConfigError as error:
+        raise SystemExit(f"the consumer will not start: {error}") from None
+    logs.configure(config)
+    level = log_level(config)
     if level != "DEBUG":  # Huey's two lines per task ("Executing", "executed in") cost a tenth of a send
         logging.getLogger("huey").setLevel(logging.WARNING)
         logging.getLogger("huey.consumer").setLevel(level)
-    redaction.install()
-    setup(load_config())  # the database and the queue's file, before any worker or job runs
+    setup(config)  # the database and the queue's file, before any worker or job runs
+    metrics.setup(config)  # before any job counts an attempt or a send
     refuse_another_schema()
-    resume_unfinished_work()
-    consumer = huey.create_consumer(
-        workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
-    )
-    consumer.run()
+    refuse_bad_retention()
+    refuse_another_secret_key(config)
+    beating = Heartbeat(periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
+    try:
+        resume_unfinished_work()
+        consumer = huey.create_consumer(
+            workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
+        )
+        consumer.run()
+    finally:
+        beating.stop()
 
 
 def refuse_another_schema() -> None:
@@ -36,6 +47,25 @@ def refuse_another_schema() -> None:
     from shop.models import ALL_MODELS
 
     problem = migrations.status(db, ALL_MODELS).problem()
+    if problem:
+        raise SystemExit(f"the consumer will not start: {problem}")
+
+
+def refuse_bad_retention() -> None:
+    """Start no consumer whose periodic pruning would fail on every run (or prune what the spec keeps)."""
+    from shop.domain.retention import RetentionError, windows
+
+    try:
+        windows(settings())
+    except RetentionError as error:
+        raise SystemExit(f"the consumer will not start: {error}") from None
+
+
+def refuse_another_secret_key(config) -> None:
+    """Deliver nothing when the stored secrets do not open with the configured key (as the app)."""
+    from shop.domain.secret_keys import start_up_problem
+
+    problem = start_up_problem(config)
     if problem:
         raise SystemExit(f"the consumer will not start: {problem}")
 

@@ -51,7 +51,7 @@ def backend_specific(request):
     """Tests of SQLite-only machinery (marked sqlite_only) skip in the PostgreSQL pass, and tests of
     several boxes on one PostgreSQL database (marked postgres_only) in the SQLite pass, saying why."""
     if request.node.get_closest_marker("sqlite_only") and on_postgres():
-        pytest.skip("SQLite-only machinery (the writer gate): not used on PostgreSQL")
+        pytest.skip("SQLite-only behaviour (the writer gate, checkpoints, the file copy): not on PostgreSQL")
     if request.node.get_closest_marker("postgres_only") and not on_postgres():
         pytest.skip("several boxes on one database: PostgreSQL only (SQLite is one file on one box)")
 
@@ -68,6 +68,19 @@ def clean_state(app):
     usage_log.buffer.flush()
     backends.empty_tables(ALL_MODELS)
     huey.flush()
+
+
+@pytest.fixture
+def app_with(app):
+    """Build the app on the pass's database with other settings; the queue (whose configuration
+    the jobs and secretbox read outside a request) is the pass's again afterwards."""
+    from shop.queue import setup
+
+    def build(**config):
+        return create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], **config})
+
+    yield build
+    setup(app.config)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from shop import clock, create_app
 from shop.cli import DEMO_READS, demo_booking
 from shop.db import db, on_postgres
+from shop.domain import heartbeat
 from shop.domain.activity import run_activity
 from shop.domain.fixtures import load_fixture
 from shop.domain.webhooks import engine
@@ -71,6 +72,7 @@ def busy_shop(client, app, monkeypatch):
     huey.put("copy-to-test", {"kept": True})  # a value in the queue's key-value table
     huey.storage.incr("copy-to-test")  # and a counter
     assert client.get(f"{API}/me", headers=auth_headers("sk_test_wrong_token_0001")).status_code == 401
+    heartbeat.beat(heartbeat.new_consumer_id(), periodic=True, started_at=clock.now())  # a consumer's row
     usage_log.buffer.flush()
     return sub
 

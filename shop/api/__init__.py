@@ -6,6 +6,7 @@ from shop.api import (
     discovery,
     identity,
     messages,
+    metrics,
     notifications,
     reference,
     usage,
@@ -16,6 +17,7 @@ MODULES = (discovery, reference, identity, customers, appointments, messages, no
 
 
 def register_blueprints(api) -> None:
-    """Register every resource blueprint under /api/v1."""
+    """Register every resource blueprint under /api/v1, and /metrics at the root."""
     for module in MODULES:
         api.register_blueprint(module.blp, url_prefix="/api/v1")
+    metrics.register(api)

@@ -19,7 +19,55 @@ def _closed(properties: dict) -> dict:
     return {"type": "object", "required": list(properties), "properties": properties}
 
 
-CHECKS = _closed({name: {"type": "string", "enum": ["ok", "unavailable"]} for name in ("database", "queue")})
+VITAL = {"type": "string", "enum": ["ok", "unavailable"]}
+CHECKS = _closed(
+    {
+        "database": VITAL,
+        "queue": VITAL,
+        "consumer": {
+            "type": "string",
+            "enum": ["ok", "stale", "missing", "no_periodic", "unknown"],
+            "description": "ok: a consumer's heartbeat is fresh; stale: the newest is older than "
+            "HEALTH_HEARTBEAT_STALE_SECONDS; missing: no consumer ever beat (or all stopped); "
+            "no_periodic: consumers run, but none runs the periodic tasks (every one has "
+            "--no-periodic), so lost or held work is never swept up.",
+        },
+        "webhook_deliveries": {
+            "type": "string",
+            "enum": ["ok", "overdue", "unknown"],
+            "description": "overdue: a due delivery has waited longer than HEALTH_OVERDUE_SECONDS.",
+        },
+        "messages": {
+            "type": "string",
+            "enum": ["ok", "overdue", "unknown"],
+            "description": "overdue: a due outbound message has waited longer than HEALTH_OVERDUE_SECONDS.",
+        },
+    }
+)
+SECONDS = {"type": "number", "minimum": 0}
+AGE = {"type": "number", "minimum": 0, "nullable": True}
+WHEN = {"type": "string", "format": "date-time", "nullable": True}
+CONSUMER = _closed(
+    {
+        "running": {"type": "integer", "minimum": 0, "description": "Consumers with a fresh heartbeat."},
+        "running_periodic": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Of those, the ones that run the periodic tasks (exactly one is the advice).",
+        },
+        "last_heartbeat_at": WHEN,
+        "last_heartbeat_age_seconds": AGE,
+        "stale_after_seconds": SECONDS,
+    }
+)
+BACKLOG_ITEM = _closed(
+    {
+        "oldest_due_at": WHEN,
+        "oldest_due_age_seconds": AGE,
+        "overdue_after_seconds": SECONDS,
+    }
+)
+BACKLOG = _closed({"webhook_deliveries": BACKLOG_ITEM, "messages": BACKLOG_ITEM})
 INDEX = _closed(
     {
         "object": {"type": "string", "enum": ["api"]},
@@ -27,13 +75,22 @@ INDEX = _closed(
         "links": {"type": "object", "additionalProperties": {"type": "string"}},
     }
 )
-HEALTHY = _closed(
-    {
+HEALTHY = {
+    "type": "object",
+    # consumer and backlog are left out only when their queries failed (their checks are unknown)
+    "required": ["object", "status", "checks"],
+    "properties": {
         "object": {"type": "string", "enum": ["health"]},
-        "status": {"type": "string", "enum": ["ok"]},
+        "status": {
+            "type": "string",
+            "enum": ["ok", "degraded"],
+            "description": "degraded: the API answers, but no consumer beats or work is overdue.",
+        },
         "checks": CHECKS,
-    }
-)
+        "consumer": CONSUMER,
+        "backlog": BACKLOG,
+    },
+}
 DOCUMENT = {
     "type": "object",
     "required": ["openapi", "info", "paths"],
@@ -41,8 +98,8 @@ DOCUMENT = {
 }
 UNAVAILABLE = {
     "503": {
-        "description": "service_unavailable: a dependency does not answer; details holds "
-        "every check (database, queue) as ok or unavailable.",
+        "description": "service_unavailable: the database or the queue does not answer; details "
+        "holds every check as in a 200 (the others may be unknown).",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     }
 }
@@ -69,14 +126,14 @@ def index():
 
 @blp.route("/health")
 @blp.public
-@blp.doc(responses={**_ok("Every dependency answers.", HEALTHY), **UNAVAILABLE})
+@blp.doc(responses={**_ok("The database and the queue answer: ok or degraded.", HEALTHY), **UNAVAILABLE})
 @blp.doc(operationId="getHealth")
 def health_check():
-    """Health: the database and the task queue answer."""
-    checks = health.check()
-    if any(value != "ok" for value in checks.values()):
-        raise ApiError(503, "service_unavailable", "A dependency is unavailable.", details=checks)
-    return {"object": "health", "status": "ok", "checks": checks}
+    """Health: the database and the queue answer, a consumer is alive, no work is overdue."""
+    body = health.report(current_app.config)
+    if health.unavailable(body):
+        raise ApiError(503, "service_unavailable", "A dependency is unavailable.", details=body["checks"])
+    return body
 
 
 @blp.route("/openapi.json")

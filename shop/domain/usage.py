@@ -172,9 +172,3 @@ def _usage(key: ApiKey, window, row: tuple, query: UsageQuery) -> dict:
         }
         body["by_key"] = [entry][: query.limit] if total else []
     return body
-
-
-def prune(retention_days: int) -> int:
-    """Delete usage rows older than the retention (run by a periodic task)."""
-    cutoff = clock.epoch_ms() - retention_days * DAY_MS
-    return UsageLog.delete().where(UsageLog.created_ms < cutoff).execute()

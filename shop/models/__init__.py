@@ -6,7 +6,7 @@ from shop.models.events import Event
 from shop.models.inbox import Notification
 from shop.models.leads import Lead
 from shop.models.messaging import Conversation, Message, Suppression
-from shop.models.platform import AuthFailure, IdempotencyRecord, RateBucket, UsageLog
+from shop.models.platform import AuthFailure, ConsumerHeartbeat, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import ApiKey, Tenant, User
 from shop.models.webhooks import WebhookDelivery, WebhookDeliveryAttempt, WebhookRecovery, WebhookSubscription
@@ -37,6 +37,7 @@ ALL_MODELS = (
     AuthFailure,
     IdempotencyRecord,
     UsageLog,
+    ConsumerHeartbeat,
 )
 
 __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]

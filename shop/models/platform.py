@@ -59,3 +59,14 @@ class UsageLog(BaseModel):
 
     class Meta:
         indexes = ((("api_key_id", "created_ms"), False),)
+
+
+class ConsumerHeartbeat(BaseModel):
+    """One row per running consumer process, upserted every few seconds (shop.domain.heartbeat)."""
+
+    id = CharField(primary_key=True, max_length=64)  # host:pid:random, unique per process run
+    host = CharField(max_length=255)
+    pid = IntegerField()
+    periodic = BooleanField()  # whether it runs the periodic tasks (the sweeps)
+    started_at = UTCDateTimeField()
+    beat_at = UTCDateTimeField(index=True)  # health reads the newest

@@ -149,7 +149,7 @@ def check_scope(key: ApiKey, required: str | None) -> None:
 
 def _refuse_blocked_address() -> None:
     limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
-    if blocked_addresses.is_blocked(_client_ip(), limit):
+    if blocked_addresses.is_blocked(client_address(), limit):
         raise ApiError(
             429,
             "rate_limited",
@@ -159,8 +159,9 @@ def _refuse_blocked_address() -> None:
 
 
 def _record_failure() -> None:
-    blocked_addresses.record(_client_ip(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
+    blocked_addresses.record(client_address(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
 
 
-def _client_ip() -> str:
+def client_address() -> str:
+    """The client's address: the peer's, or the one trusted proxies forwarded (shop.platform.proxies)."""
     return (request.remote_addr or "unknown")[:64]

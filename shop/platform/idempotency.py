@@ -172,9 +172,3 @@ class _Discard(Exception):
     def __init__(self, response):
         super().__init__(response.status_code)
         self.response = response
-
-
-def prune(retention_seconds: float) -> int:
-    """Delete records past their retention (run by a periodic task)."""
-    cutoff = clock.now() - timedelta(seconds=retention_seconds)
-    return IdempotencyRecord.delete().where(IdempotencyRecord.created_at < cutoff).execute()

@@ -201,6 +201,8 @@ def _statuses(path: str, method: str, operation: dict, path_parameters: list, un
     statuses = {"405", "500"}
     if operation.get("security") == []:
         return statuses
+    if not _keyed(operation):  # /metrics: its own token, no key, no limits; 404 while it is off
+        return statuses | {"401", "404"}
     statuses |= {"401", "429"}
     if not ungated:
         statuses |= {"402", "503"}
@@ -217,21 +219,28 @@ def _statuses(path: str, method: str, operation: dict, path_parameters: list, un
     return statuses
 
 
-def _document_headers(operation: dict, public: bool) -> None:
-    """X-Request-Id on every response; a verified key's RateLimit-* ; Retry-After on 429;
-    WWW-Authenticate on 401."""
+def _keyed(operation: dict) -> bool:
+    """Whether an operation takes an API key (the default) rather than no credential or its own."""
+    security = operation.get("security")
+    return security is None or any("bearerAuth" in requirement for requirement in security)
+
+
+def _document_headers(operation: dict) -> None:
+    """X-Request-Id on every response; WWW-Authenticate on 401; for a keyed operation, a verified
+    key's RateLimit-* and Retry-After on 429."""
+    keyed = _keyed(operation)
     for status, response in operation["responses"].items():
         headers = response.setdefault("headers", {})
         headers["X-Request-Id"] = _header_ref("X-Request-Id", True)
-        if public:
+        if status == "401":
+            headers["WWW-Authenticate"] = _header_ref("WWW-Authenticate", True)
+        if not keyed:
             continue
         verified = status not in ("401", "413", "415")  # refused before the key is looked at
         for name in RATE_HEADERS if verified else ():
             headers[name] = _header_ref(name, status.startswith("2"))
         if status == "429":
             headers["Retry-After"] = _header_ref("Retry-After", True)
-        if status == "401":
-            headers["WWW-Authenticate"] = _header_ref("WWW-Authenticate", True)
 
 
 def _complete_operation(path: str, method: str, operation: dict, path_parameters: list) -> None:
@@ -251,7 +260,7 @@ def _complete_operation(path: str, method: str, operation: dict, path_parameters
         if status in ERRORS and "content" not in response:
             responses[status] = _error_response(status, response.get("description"))
     operation["responses"] = dict(sorted(responses.items()))
-    _document_headers(operation, operation.get("security") == [])
+    _document_headers(operation)
 
 
 def _schema_rules(api, schemas: dict) -> None:

@@ -11,6 +11,7 @@ from functools import reduce
 from flask import current_app, g, request
 from peewee import AutoField, BigIntegerField, DateField, DateTimeField, IntegerField
 
+from shop.platform import keyring
 from shop.platform.errors import ApiError
 
 IGNORED_PARAMS = ("cursor", "limit")
@@ -42,9 +43,17 @@ def _binding() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
-def _sign(payload: bytes) -> str:
-    key = current_app.config["SECRET_KEY"].encode()
-    return _b64(hmac.new(key, b"cursor:" + payload, hashlib.sha256).digest()[:18])
+def _sign(payload: bytes, key: str | None = None) -> str:
+    """The cursor's signature under `key` (the current instance key by default)."""
+    key = key or keyring.ring(current_app.config).current
+    return _b64(hmac.new(key.encode(), b"cursor:" + payload, hashlib.sha256).digest()[:18])
+
+
+def _signed_by_the_ring(signature: str, payload: bytes) -> bool:
+    """Whether a key of the ring signed it: a cursor handed out before a key rotation still works
+    until the previous key is retired."""
+    keys = keyring.ring(current_app.config).keys
+    return any(hmac.compare_digest(signature, _sign(payload, key)) for key in keys)
 
 
 def _b64(raw: bytes) -> str:
@@ -70,7 +79,7 @@ def decode_cursor(cursor: str, fields) -> list:
     try:
         body, signature = cursor.split(".")
         payload = _unb64(body)
-        if not hmac.compare_digest(signature, _sign(payload)):
+        if not _signed_by_the_ring(signature, payload):
             raise ValueError("bad signature")
         binding, values = json.loads(payload)
         if binding != _binding() or len(values) != len(fields):

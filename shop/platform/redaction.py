@@ -1,22 +1,68 @@
-"""Secrets never reach a log line: API tokens and signing secrets are masked before formatting."""
+"""Secrets never reach a log line: tokens, signing secrets, signatures and keys are masked before output."""
 
 import logging
 import re
+import threading
 
-SECRET_PATTERN = re.compile(r"\b(sk_(?:live|test)_|whsec_)[A-Za-z0-9_\-]{4,}")
+# what a secret looks like wherever it appears: (pattern, what replaces the match)
+SECRET_PATTERNS = (
+    # API tokens and webhook signing secrets keep their prefix, so a line still says what it was
+    (re.compile(r"\b(sk_(?:live|test)_|whsec_)[A-Za-z0-9_\-]{4,}"), r"\1[redacted]"),
+    # an Authorization header's credentials, whatever their shape
+    (re.compile(r"\b(Bearer|Basic)(\s+)[^\s\"',;]+", re.IGNORECASE), r"\1\2[redacted]"),
+    # Service-Signature's HMACs (t=...,v1=<hex>)
+    (re.compile(r"\b(v1=)[0-9a-fA-F]{16,}"), r"\1[redacted]"),
+    # a secret's stored (encrypted) form: useless without the key, but no business in a log
+    (re.compile(r"\b(fernet:)[A-Za-z0-9_\-=]{8,}"), r"\1[redacted]"),
+    # the password of a URL (smtp://user:pass@host, postgresql://user:pass@host/db)
+    (re.compile(r"\b([a-z][a-z0-9+.\-]*://[^:/\s@]*:)[^@\s/]+@", re.IGNORECASE), r"\1[redacted]@"),
+)
+# one pass that finds none of the above in most lines, so they skip the substitutions
+MIGHT_HOLD_A_SECRET = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://", re.IGNORECASE)
+# literal values the service holds (the instance secret key, the metrics token): masked as such
+_known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it
+_known_lock = threading.Lock()
+SHORTEST_KNOWN = 8  # a shorter value would mask ordinary words
+
+
+def remember(*values) -> None:
+    """Mask these literal secrets from now on (empty and short values are ignored)."""
+    global _known
+    with _known_lock:
+        fresh = {str(v) for v in values if v and len(str(v)) >= SHORTEST_KNOWN}
+        _known = tuple(sorted(set(_known) | fresh, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
-    """The text with every token-shaped secret replaced by its prefix and a mask."""
-    return SECRET_PATTERN.sub(lambda m: m.group(1) + "[redacted]", text)
+    """The text with every secret replaced by a mask (its prefix kept where it has one)."""
+    if MIGHT_HOLD_A_SECRET.search(text):
+        for pattern, mask in SECRET_PATTERNS:
+            text = pattern.sub(mask, text)
+    for value in _known:
+        if value in text:
+            text = text.replace(value, "[redacted]")
+    return text
+
+
+def redact_value(value):
+    """A structured log field with every string inside it redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v) for v in value]
+    return value
 
 
 class RedactSecrets(logging.Filter):
-    """A handler filter that masks secrets in the message and in the formatted traceback."""
+    """A handler filter that masks secrets in the message, its fields and the formatted traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg = redact(record.getMessage())
         record.args = None
+        if isinstance(getattr(record, "fields", None), dict):
+            record.fields = redact_value(record.fields)
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:

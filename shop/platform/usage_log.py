@@ -27,6 +27,9 @@ class UsageBuffer:
     def __init__(self):
         self._rows: list[dict] = []
         self._lock = threading.Lock()
+        # held from taking the rows until they are committed, so a report's flush waits for a
+        # write the background thread has in flight instead of reading before it commits
+        self._writing = threading.Lock()
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()
 
@@ -42,17 +45,18 @@ class UsageBuffer:
 
     def flush(self) -> int:
         """Write every buffered row in one transaction; returns how many."""
-        with self._lock:
-            rows, self._rows = self._rows, []
-        if not rows:
-            return 0
-        try:
-            with write_transaction():
-                db.cursor().executemany(driver_sql(INSERT_SQL), rows)
-        except Exception:  # a lost usage row must never fail the requests it describes
-            log.warning("usage log write of %d rows failed", len(rows), exc_info=True)
-            return 0
-        return len(rows)
+        with self._writing:
+            with self._lock:
+                rows, self._rows = self._rows, []
+            if not rows:
+                return 0
+            try:
+                with write_transaction():
+                    db.cursor().executemany(driver_sql(INSERT_SQL), rows)
+            except Exception:  # a lost usage row must never fail the requests it describes
+                log.warning("usage log write of %d rows failed", len(rows), exc_info=True)
+                return 0
+            return len(rows)
 
     def _run(self) -> None:
         while True:

@@ -23,6 +23,7 @@ from shop.platform.ids import ID_PATTERN
 from tests.helpers import auth_headers, tenant_fixture
 
 KEY = "sk_test_acme_token_0001"
+METRICS_TOKEN = "metrics-token-for-the-contract-run"
 # the ids the document gives as path examples, so the examples phase reaches real records
 SUBSCRIPTION_ID = "whsub_3f9a2c1b7e8d4f6011223344"
 DELIVERY_ID = "whd_8c1e2f3a4b5d6e7f00112233"
@@ -113,6 +114,7 @@ def contract_schema(app, client, load, monkeypatch):
     """The served document, loaded over WSGI, with limits lifted and the example records in place."""
     monkeypatch.setitem(app.config, "RATE_LIMIT_CAPACITY", 10**9)
     monkeypatch.setitem(app.config, "AUTH_FAILURES_PER_MINUTE", 10**9)
+    monkeypatch.setitem(app.config, "METRICS_TOKEN", METRICS_TOKEN)  # /metrics on, so its 200 is checked
     load(contract_tenant())
     ping = client.post(f"/api/v1/webhooks/{SUBSCRIPTION_ID}/ping", headers=auth_headers(KEY))
     assert ping.status_code == 202, ping.get_data(as_text=True)
@@ -148,7 +150,8 @@ def contract_schema(app, client, load, monkeypatch):
         )
     ]
     # the key goes in as the document's bearerAuth scheme, so cases without it stay without it
-    config = schemathesis.Config.from_dict({"auth": {"openapi": {"bearerAuth": {"bearer": KEY}}}})
+    schemes = {"bearerAuth": {"bearer": KEY}, "metricsToken": {"bearer": METRICS_TOKEN}}
+    config = schemathesis.Config.from_dict({"auth": {"openapi": schemes}})
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app, config=config)
 
 
@@ -289,6 +292,7 @@ OPERATION_IDS = {
     ("get", "/api/v1/webhooks/{id}/deliveries/{delivery_id}/attempts"): "listWebhookDeliveryAttempts",
     ("post", "/api/v1/webhooks/{id}/recover"): "recoverWebhookDeliveries",
     ("get", "/api/v1/webhooks/{id}/stats"): "getWebhookEndpointStats",
+    ("get", "/metrics"): "getMetrics",
 }
 METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
 

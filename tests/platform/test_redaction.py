@@ -2,7 +2,9 @@
 
 import logging
 
-from shop.platform.redaction import RedactSecrets, redact
+import pytest
+
+from shop.platform.redaction import RedactSecrets, redact, remember
 
 
 def test_redact_masks_api_tokens_and_signing_secrets():
@@ -20,3 +22,42 @@ def test_the_filter_masks_arguments_and_tracebacks():
     formatted = logging.Formatter().format(record)
     assert "sk_live_abcdef" not in formatted and "whsec_topsecretvalue" not in formatted
     assert "sk_live_[redacted]" in formatted and "whsec_[redacted]" in formatted
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Bearer abc.def-ghi", "Authorization: Bearer [redacted]"),
+        ("authorization: basic dXNlcjpwYXNz", "authorization: basic [redacted]"),
+        ("Service-Signature: t=1700000000,v1=" + "ab" * 32, "Service-Signature: t=1700000000,v1=[redacted]"),
+        ("stored fernet:gAAAAABlZ2xvcmVt_aXBzdW0=", "stored fernet:[redacted]"),
+        ("smtp://mailer:hunter2@mail.example.com:587", "smtp://mailer:[redacted]@mail.example.com:587"),
+        ("postgresql://shop:s3cr%21t@db/shop", "postgresql://shop:[redacted]@db/shop"),
+        ("v1=short t=1 plain words", "v1=short t=1 plain words"),
+    ],
+    ids=[
+        "a bearer token",
+        "basic credentials",
+        "a webhook signature",
+        "a secret's stored form",
+        "an SMTP password",
+        "a database password",
+        "ordinary text is left alone",
+    ],
+)
+def test_redact_masks_every_shape_of_secret(text, expected):
+    assert redact(text) == expected
+
+
+def test_remembered_values_are_masked_wherever_they_appear():
+    remember("the-instance-secret-key-0123456789", "short", None, "")
+    assert redact("key=the-instance-secret-key-0123456789;") == "key=[redacted];"
+    assert redact("a short word") == "a short word"  # too short to remember: it would mask words
+
+
+def test_the_filter_masks_structured_fields():
+    record = logging.LogRecord("shop", logging.INFO, __file__, 1, "attempt", None, None)
+    record.fields = {"error": "echoed whsec_abcdefgh", "nested": ["Bearer sk_test_x_1234"], "status": 500}
+    RedactSecrets().filter(record)
+    assert record.fields["error"] == "echoed whsec_[redacted]"
+    assert record.fields["nested"] == ["Bearer [redacted]"] and record.fields["status"] == 500

@@ -216,12 +216,14 @@ def test_unreadable_log_gives_zero_counts_and_null_bounds(client, acme):
 
 
 def test_prune_drops_rows_past_retention(acme):
-    from shop.domain.usage import prune
+    from datetime import timedelta
+
+    from shop.domain.retention import prune_usage
 
     now = clock.epoch_ms()
     for age_days in (1, 89, 91):
         log_request(now - age_days * 86_400_000)
-    assert prune(90) == 1
+    assert sum(prune_usage(timedelta(days=90), 1000)) == 1
     assert logged_rows().count() == 2
 
 

@@ -10,6 +10,7 @@ from shop.domain.events.outbox import emit
 from shop.domain.messaging import providers
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
+from shop.platform import metrics
 
 log = logging.getLogger("shop.messages")
 CLAIM_SECONDS = 300  # a send that takes longer is presumed dead and may be claimed again
@@ -93,16 +94,45 @@ def attempt(message_id: int, config) -> list[tuple[int, float]]:
             if i and time.monotonic() - started > give_up:  # its own message is always tried
                 again += _release(claimed[i:])
                 break
+            began = time.perf_counter()
             try:
                 sent.append((message, _deliver(message, config)))
+                log_send(message, "sent", began)
             except providers.PermanentFailure as error:
                 _failed(message, str(error), [])
+                log_send(message, "failed", began, str(error))
             except providers.TransientFailure as error:
                 delay = _failed(message, str(error), retry_delays(config))
                 again += [(message.id, delay)] if delay is not None else []
+                log_send(message, "retrying" if delay is not None else "failed", began, str(error))
     finally:  # whatever broke the batch, what the provider accepted is recorded
         _sent(sent)
     return again
+
+
+def log_send(message: Message, outcome: str, began: float, error: str | None = None) -> None:
+    """One line per send (logger shop.messages): ids, outcome, duration, error; never the body
+    or the recipient's address."""
+    fields = {
+        "event": "message_send",
+        "message_id": message.id,
+        "tenant": message.tenant_id,
+        "channel": message.channel,
+        "attempt": message.delivery_attempts + (1 if outcome == "sent" else 0),
+        "outcome": outcome,
+        "duration_ms": round((time.perf_counter() - began) * 1000, 1),
+        "error": error,
+    }
+    log.log(
+        logging.INFO if outcome == "sent" else logging.WARNING,
+        "message %s (%s) send: %s (%sms)%s",
+        message.id,
+        message.channel,
+        outcome,
+        fields["duration_ms"],
+        f": {error}" if error else "",
+        extra={"fields": fields},
+    )
 
 
 def _deliver(message: Message, config) -> providers.Accepted:
@@ -137,6 +167,8 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
                 {"id": message.id, "external": accepted.external_uuid, "header": accepted.message_id_header},
             )
             emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
+    for message, _ in sent:
+        metrics.message_finished(message.channel, "sent")
 
 
 def _release(messages: list[Message]) -> list[tuple[int, float]]:
@@ -168,6 +200,7 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         )
     with write_transaction():
         message.save()
+    metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 
 

@@ -15,6 +15,7 @@ from shop.domain.webhooks.signing import signature_header
 from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
+from shop.platform import keyring, metrics
 
 log = logging.getLogger("shop.webhooks")
 MAX_ATTEMPTS = 8
@@ -311,7 +312,7 @@ def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tupl
         "Service-Event-Id": delivery.event_id,
         "Service-Event-Type": delivery.event_type,
     }
-    keys = signing_secrets(sub, config["SECRET_KEY"]) if sub.enabled and sub.deleted_at is None else []
+    keys = signing_secrets(sub, keyring.ring(config).keys) if sub.enabled and sub.deleted_at is None else []
     if keys:
         headers["Service-Signature"] = signature_header(keys, int(clock.timestamp()), body)
     return body, headers
@@ -338,9 +339,16 @@ def _ms(began: float) -> int:
 
 
 def _finish(started: Started, status: str, outcome: Outcome, next_at=None) -> None:
+    """Write the attempt's outcome and the delivery's new state, then count it (metrics)."""
+    _write_finish(started, status, outcome, next_at)
+    metrics.attempt_finished(status, outcome)
+
+
+def _write_finish(started: Started, status: str, outcome: Outcome, next_at) -> None:
     """Write the attempt's outcome and the delivery's new state in one transaction; a dead
     delivery may notify the inbox and auto-disable its subscription."""
     sub = started.sub
+    log_attempt(started, status, outcome)  # before the write lock: a log line is I/O
     with write_transaction():
         _record(started, status, outcome, next_at)
         if status == "delivered":
@@ -388,11 +396,46 @@ def _record(started: Started, status: str, outcome: Outcome, next_at) -> None:
     started.delivery.status = status
 
 
+def log_attempt(started: Started, status: str, outcome: Outcome) -> None:
+    """One line per attempt (logger shop.webhooks): ids, outcome, status code, duration, error;
+    never the payload, the headers or the signature."""
+    reply = outcome.reply
+    fields = {
+        "event": "webhook_attempt",
+        "delivery_id": started.delivery.id,
+        "attempt_id": started.attempt_id,
+        "attempt": started.delivery.attempts,
+        "tenant": started.delivery.tenant_id,
+        "subscription_id": started.sub.id,
+        "event_id": started.delivery.event_id,
+        "event_type": started.delivery.event_type,
+        "outcome": status,
+        "status_code": reply.status if reply else None,
+        "duration_ms": outcome.ms,
+        "error": outcome.error,
+    }
+    log.log(
+        logging.INFO if outcome.succeeded else logging.WARNING,
+        "webhook attempt %s #%s of %s to %s: %s (%s, %sms)%s",
+        fields["attempt_id"],
+        fields["attempt"],
+        fields["delivery_id"],
+        fields["subscription_id"],
+        status,
+        fields["status_code"] or "no response",
+        fields["duration_ms"],
+        f": {outcome.error}" if outcome.error else "",
+        extra={"fields": fields},
+    )
+
+
 def _gone(started: Started, outcome: Outcome) -> None:
     """A 410 Gone: the delivery is dead and the subscription disabled at once."""
+    log_attempt(started, "dead", outcome)
     with write_transaction():
         _record(started, "dead", outcome, None)
         disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
+    metrics.attempt_finished("dead", outcome)
     log.warning("webhook subscription %s disabled: the endpoint answered 410 Gone", started.sub.id)
 
 

@@ -204,20 +204,23 @@ def rotate_secret(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     return sub
 
 
-def signing_secrets(sub: WebhookSubscription, secret_key: str | None = None) -> list[str]:
-    """The secrets a delivery is signed with now: the current one, then the previous during its grace."""
-    current = [_decrypted(sub.secret_encrypted, secret_key)] if sub.secret_encrypted else []
+def signing_secrets(sub: WebhookSubscription, keys: tuple[str, ...] | None = None) -> list[str]:
+    """The secrets a delivery is signed with now: the current one, then the previous during its grace
+    (opened with the instance key ring `keys`, the configured one by default)."""
+    keys = keys or secretbox.instance_keys()
+    current = [_decrypted(sub.secret_encrypted, keys)] if sub.secret_encrypted else []
     expires = sub.previous_secret_expires_at
     if expires is not None and expires > clock.now() and sub.previous_secret_encrypted:
-        current.append(_decrypted(sub.previous_secret_encrypted, secret_key))
+        current.append(_decrypted(sub.previous_secret_encrypted, keys))
     return current
 
 
 # every attempt signs: decrypting the stored secret (Fernet: HMAC check and AES) cost as much as
-# the rest of the signing; a rotated secret has a new stored form, so the cache never goes stale
+# the rest of the signing; a rotated or re-encrypted secret has a new stored form, so the cache
+# never goes stale
 @lru_cache(maxsize=1024)
-def _decrypted(stored: str, secret_key: str | None) -> str:
-    return secretbox.decrypt(stored, secret_key)
+def _decrypted(stored: str, keys: tuple[str, ...]) -> str:
+    return secretbox.decrypt(stored, keys)
 
 
 def ping(tenant_id: str, subscription_id: str) -> WebhookDelivery:
