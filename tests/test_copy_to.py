@@ -21,6 +21,7 @@ from shop.transfer import POSTGRES_QUEUE
 from tasks import huey
 from tasks.webhooks import sweep_webhooks
 from tests.helpers import auth_headers, backends
+from tests.helpers.console import sign_in as console_sign_in
 
 DEMO = auth_headers("sk_test_acme_demo_0001")
 API = "/api/v1"
@@ -35,8 +36,8 @@ def target(request):
 @pytest.fixture
 def busy_shop(client, app, monkeypatch):
     """The demo shop plus activity: a message queued for sending, a webhook delivery attempted once
-    and a recovery counted, an
-    appointment hold, an idempotency record, usage rows, an auth failure, a refund, queue entries."""
+    and a recovery counted, an appointment hold, an idempotency record, usage rows, an auth failure,
+    a refund, queue entries, a console session."""
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "127.0.0.0/8")
     load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
     sub = client.post(
@@ -73,6 +74,7 @@ def busy_shop(client, app, monkeypatch):
     huey.storage.incr("copy-to-test")  # and a counter
     assert client.get(f"{API}/me", headers=auth_headers("sk_test_wrong_token_0001")).status_code == 401
     heartbeat.beat(heartbeat.new_consumer_id(), periodic=True, started_at=clock.now())  # a consumer's row
+    console_sign_in(app.test_client(), "sk_test_acme_demo_0001")  # a console session
     usage_log.buffer.flush()
     return sub
 

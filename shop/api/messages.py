@@ -86,6 +86,4 @@ def get_message(message_id):
 @blp.doc(operationId="sendMessage")
 def send(body):
     """Send an SMS or email on a ticket (delivery is asynchronous)."""
-    config = current_app.config
-    sender = config["SMTP_FROM"] if body["channel"] == "email" else config["SMS_FROM"]
-    return send_pipeline.send(g.tenant, body, sender)
+    return send_pipeline.send(g.tenant, body, send_pipeline.sender_for(body["channel"], current_app.config))

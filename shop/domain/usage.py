@@ -172,3 +172,31 @@ def _usage(key: ApiKey, window, row: tuple, query: UsageQuery) -> dict:
         }
         body["by_key"] = [entry][: query.limit] if total else []
     return body
+
+
+def daily(key: ApiKey, days: int, budget_ms: float) -> list[dict]:
+    """Per UTC day, oldest first, today included: requests, error rate (report()'s) and p95 latency."""
+    today = clock.epoch_ms() // DAY_MS * DAY_MS
+    series = []
+    for back in range(days - 1, -1, -1):
+        since = today - back * DAY_MS
+        body = report(key, UsageQuery(since, since + DAY_MS, False, 1), budget_ms)
+        series.append(
+            {
+                "day": _iso_ms(since)[:10],
+                "requests": body["total_requests"],
+                "error_rate": body["error_rate"],
+                "p95_ms": _percentile_ms(key.id, since, since + DAY_MS, body["total_requests"], 0.95),
+            }
+        )
+    return series
+
+
+def _percentile_ms(key_id: str, since: int, until: int, total: int, fraction: float) -> int | None:
+    """The nearest-rank percentile of duration_ms over the key's logged requests in [since, until)."""
+    if not total:
+        return None
+    rank = max(1, -(-int(total * fraction * 1000) // 1000))  # ceil without floats drifting
+    window = (UsageLog.api_key_id == key_id) & (UsageLog.created_ms >= since) & (UsageLog.created_ms < until)
+    query = UsageLog.select(UsageLog.duration_ms).where(window).order_by(UsageLog.duration_ms)
+    return query.offset(rank - 1).limit(1).scalar()

@@ -2,6 +2,7 @@
 
 from shop.models.appointments import Appointment, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
+from shop.models.console import ConsoleSession
 from shop.models.events import Event
 from shop.models.inbox import Notification
 from shop.models.leads import Lead
@@ -38,6 +39,7 @@ ALL_MODELS = (
     IdempotencyRecord,
     UsageLog,
     ConsumerHeartbeat,
+    ConsoleSession,
 )
 
 __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]

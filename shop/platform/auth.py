@@ -37,16 +37,23 @@ def authenticate() -> None:
     view = g.view = view_function()  # dispatch reuses it for the Idempotency-Key rules
     if view is None or getattr(view, "_public", False):
         return
-    _refuse_blocked_address()
+    if request.blueprint == "console":  # signed in by its session cookie instead (shop/console/guard.py)
+        return
+    refuse_blocked_address()
     key = find_key(_bearer_token())
     if key is None:
-        _record_failure()
+        record_failure()
         raise ApiError(
             401,
             "unauthorized",
             "Missing, malformed, revoked or expired API key.",
             headers={"WWW-Authenticate": www_authenticate()},
         )
+    admit(key, getattr(view, "_required_scope", None), ungated=getattr(view, "_ungated", False))
+
+
+def admit(key: ApiKey, required_scope: str | None, ungated: bool = False) -> None:
+    """A verified key's gates: its rate-limit bucket, the tenant, the scope (the console's too)."""
     g.api_key, g.tenant = key, key.tenant
     config = current_app.config
     taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
@@ -54,8 +61,8 @@ def authenticate() -> None:
     if not taken.granted:
         raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later.")
     g.usage_loggable = True
-    check_tenant(key.tenant, ungated=getattr(view, "_ungated", False))
-    check_scope(key, getattr(view, "_required_scope", None))
+    check_tenant(key.tenant, ungated=ungated)
+    check_scope(key, required_scope)
 
 
 def www_authenticate() -> str:
@@ -88,14 +95,39 @@ def find_key(token: str | None) -> ApiKey | None:
     rows = run_sql(FIND_KEY_SQL, {"digest": digest})
     if not rows:
         return None
+    key = _key_with_tenant(rows[0])
+    if not hmac.compare_digest(key.token_hash, digest):
+        return None
+    return key if is_live(key) else None
+
+
+FIND_KEY_BY_ID_SQL = named_sql(
+    f"SELECT {ApiKey.columns('k')}, {Tenant.columns('t')} FROM api_key AS k "
+    "JOIN tenant AS t ON t.id = k.tenant_id WHERE k.id = :key_id"
+)
+
+
+def live_key_by_id(key_id: str) -> ApiKey | None:
+    """The key with this id (the console's session holds the id, never the token), if still live."""
+    rows = run_sql(FIND_KEY_BY_ID_SQL, {"key_id": key_id})
+    if not rows:
+        return None
+    key = _key_with_tenant(rows[0])
+    return key if is_live(key) else None
+
+
+def _key_with_tenant(row) -> ApiKey:
     split = len(ApiKey._meta.sorted_fields)
-    key = ApiKey.from_row(rows[0][:split])
-    key.tenant = Tenant.from_row(rows[0][split:])
-    if not hmac.compare_digest(key.token_hash, digest) or key.revoked:
-        return None
-    if key.expires_at is not None and key.expires_at <= clock.now():
-        return None
+    key = ApiKey.from_row(row[:split])
+    key.tenant = Tenant.from_row(row[split:])
     return key
+
+
+def is_live(key: ApiKey) -> bool:
+    """Neither revoked nor expired."""
+    if key.revoked:
+        return False
+    return key.expires_at is None or key.expires_at > clock.now()
 
 
 def check_tenant(tenant: Tenant, ungated: bool = False) -> None:
@@ -147,7 +179,8 @@ def check_scope(key: ApiKey, required: str | None) -> None:
         )
 
 
-def _refuse_blocked_address() -> None:
+def refuse_blocked_address() -> None:
+    """429 for an address with too many failed authentications this minute."""
     limit = int(current_app.config["AUTH_FAILURES_PER_MINUTE"])
     if blocked_addresses.is_blocked(client_address(), limit):
         raise ApiError(
@@ -158,7 +191,8 @@ def _refuse_blocked_address() -> None:
         )
 
 
-def _record_failure() -> None:
+def record_failure() -> None:
+    """Count a failed authentication (a bad key, or a console sign-in) against this address."""
     blocked_addresses.record(client_address(), int(current_app.config["AUTH_FAILURES_PER_MINUTE"]))
 
 

@@ -122,8 +122,15 @@ def test_another_tenants_subscription_is_a_404_like_a_missing_one(client, load, 
 
 @pytest.mark.parametrize(
     "raw",
-    ["whsub_nope", "123", "x" * 300, "whsub_" + "a" * 100, "%00"],
-    ids=["an unknown id", "a number", "a very long id", "a too long whsub id", "a NUL byte"],
+    ["whsub_nope", "123", "x" * 300, "whsub_" + "a" * 100, "%00", "whsub_%00"],
+    ids=[
+        "an unknown id",
+        "a number",
+        "a very long id",
+        "a too long whsub id",
+        "a NUL byte",
+        "a NUL after whsub_",
+    ],
 )
 def test_unknown_ids_are_404(client, acme, raw):
     assert_error(client.get(f"/api/v1/webhooks/{raw}", headers=acme), 404, "not_found")

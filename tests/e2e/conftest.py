@@ -38,3 +38,7 @@ def start_consumer():
 def consumer(start_consumer):
     """A real Huey consumer process with the default configuration."""
     return start_consumer()
+
+
+# the browser harness of the console (issue 16): the server, a headless Chromium, a signed-in session
+from tests.helpers.browser import console, console_server, signed_in  # noqa: E402,F401

@@ -3,6 +3,7 @@
 import math
 import re
 from datetime import timedelta
+from typing import NamedTuple
 
 from shop import clock, queue
 from shop.db import named_sql, run_sql, serialize, write_transaction
@@ -146,7 +147,30 @@ def _subject(body: dict, ticket: Ticket) -> str:
     return f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
 
 
+def sender_for(channel: str, config) -> str | None:
+    """The From of a channel's messages: the configured email sender or SMS number."""
+    return config["SMTP_FROM"] if channel == "email" else config["SMS_FROM"]
+
+
 def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
+    """POST /messages/send: the pipeline, answered as the send result (the message goes out later)."""
+    sent = send_message(tenant, body, sender)
+    return {
+        "object": "message_send_result",
+        "ok": True,
+        "ticket_id": sent.ticket_id,
+        "channel": body["channel"],
+    }
+
+
+class Sent(NamedTuple):
+    """What a send recorded: the ticket it was sent on (canonical id) and the queued message."""
+
+    ticket_id: str
+    message_id: int
+
+
+def send_message(tenant: Tenant, body: dict, sender: str | None) -> Sent:
     """Run the synchronous pipeline and record the outbound message and its delivery job."""
     channel = body["channel"]
     if channel == "sms" and body.get("subject") is not None:
@@ -172,7 +196,7 @@ def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
             _subject(body, ticket) if channel == "email" else None,
         )
         queue.enqueue(queue.SEND_MESSAGE, message_id)  # commits with the message (shop.queue_storage)
-    return {"object": "message_send_result", "ok": True, "ticket_id": str(ticket.id), "channel": channel}
+    return Sent(str(ticket.id), message_id)
 
 
 def _record(tenant_id, ticket, customer, channel, text, recipient, sender, subject) -> int:

@@ -18,10 +18,18 @@ ORDER = [(WebhookDelivery.created_at, True), (WebhookDelivery.id, True)]
 ATTEMPT_ORDER = [(WebhookDeliveryAttempt.started_at, False), (WebhookDeliveryAttempt.id, False)]
 
 
-def list_deliveries(tenant_id: str, subscription_id: str, limit: int, cursor: str | None) -> dict:
-    """A subscription's deliveries, newest first."""
+def list_deliveries(
+    tenant_id: str, subscription_id: str, limit: int, cursor: str | None, status: str | None = None
+) -> dict:
+    """A subscription's deliveries, newest first; `status` keeps one status (the console's filter)."""
     sub = get_subscription_or_404(tenant_id, subscription_id)
     query = WebhookDelivery.for_tenant(tenant_id).where(WebhookDelivery.subscription == sub.id)
+    if status is not None:
+        if status not in DELIVERY_STATUSES:
+            raise ApiError(
+                400, "invalid_field", f"status: one of {', '.join(DELIVERY_STATUSES)}.", param="status"
+            )
+        query = query.where(WebhookDelivery.status == status)
     return paginate(query, ORDER, limit, cursor).envelope()
 
 

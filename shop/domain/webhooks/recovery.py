@@ -69,6 +69,16 @@ def recover(tenant_id: str, subscription_id: str, body: dict) -> WebhookRecovery
     return recovery
 
 
+def get_recovery(tenant_id: str, subscription_id: str, recovery_id: str) -> WebhookRecovery | None:
+    """A recovery of this tenant's subscription, or None (another tenant's is as good as missing)."""
+    if not recovery_id.startswith("whrec_") or len(recovery_id) > 40 or "\x00" in recovery_id:
+        return None
+    query = WebhookRecovery.for_tenant(tenant_id).where(
+        (WebhookRecovery.id == recovery_id) & (WebhookRecovery.subscription == subscription_id)
+    )
+    return query.first()
+
+
 def _locked_subscription(tenant_id: str, subscription_id: str) -> WebhookSubscription:
     """The live subscription, locked for this transaction on PostgreSQL (SQLite: the write lock
     is already held), enabled or 422."""

@@ -86,7 +86,8 @@ def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = F
     `lock` (inside a write transaction): no other transaction changes it until this one ends.
     """
     sub = None
-    if subscription_id.startswith("whsub_") and len(subscription_id) <= 40:
+    # a NUL can be no id, and PostgreSQL refuses it in a text parameter (a 500, not a 404)
+    if subscription_id.startswith("whsub_") and len(subscription_id) <= 40 and "\x00" not in subscription_id:
         query = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id)
         sub = (locked(query) if lock else query).first()
     if sub is None:

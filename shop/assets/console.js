@@ -1,0 +1,40 @@
+// The console's own script: small helps on top of pages that work without it.
+"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  // ask before a form that cannot be undone (rotate secret, sign out of nothing else)
+  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+    });
+  });
+  // a changed status filter applies at once (the Apply button stays for keyboards and no-JS)
+  document.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
+    select.addEventListener("change", function () { select.form.submit(); });
+  });
+  // a delivery or a sent message still in flight: look again in a few seconds (the page works without it: reload)
+  var live = document.querySelector("[data-refresh]");
+  if (live) {
+    var seconds = Number(live.getAttribute("data-refresh")) || 3;
+    // never throw away what someone is typing (a reply while a sent message is in flight): wait
+    var typing = function () {
+      return Array.prototype.some.call(document.querySelectorAll("textarea, input[type=text]"), function (field) {
+        return field.value !== field.defaultValue;
+      });
+    };
+    var look = function () {
+      if (document.hidden || typing()) window.setTimeout(look, seconds * 1000);
+      else window.location.reload();
+    };
+    window.setTimeout(look, seconds * 1000);
+  }
+  // select the shown-once secret on focus so it can be copied in one go
+  document.querySelectorAll(".secret").forEach(function (box) {
+    box.addEventListener("focus", function () {
+      var range = document.createRange();
+      range.selectNodeContents(box);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    });
+  });
+});

@@ -1,0 +1,210 @@
+"""The console's Calendar through the test client: the week, slot capacity and reasons, booking, and
+cancel / complete / no-show with the API's own rules and messages."""
+
+import re
+
+import pytest
+
+from shop.models import Appointment
+from tests.helpers import auth_headers, logged_rows, tenant_fixture
+from tests.helpers.appointments import BASE, BOOKING, HOLDS, NEW, TICKETS, set_clock
+from tests.helpers.console import page_text, sign_in
+from tests.helpers.processes import wait_until
+
+TOKEN = "sk_test_acme_token_0001"
+API = auth_headers(TOKEN)
+WEEK = "/console/calendar?week=2026-12-01"
+
+
+@pytest.fixture
+def shop(load):
+    """acme with booking settings (capacity 2), on Wednesday 2026-11-25 at noon UTC."""
+    set_clock("2026-11-25T12:00:00")
+    load(tenant_fixture("acme", booking=BOOKING, tickets=TICKETS))
+
+
+def book(client, **fields) -> int:
+    response = client.post(BASE, json={**NEW, **fields}, headers=API)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+def slot(html: str, day: str, time: str) -> str:
+    """The text of one slot's list item."""
+    found = re.search(
+        rf'id="slot-{day}-{time.replace(":", "")}">(.*?)</li>\s*(?=<li class="slot|</ul>)', html, re.S
+    )
+    assert found, f"no slot {day} {time} on the page"
+    return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split())
+
+
+def remaining(html: str, day: str, time: str) -> str:
+    return re.search(r"(\d+) / (\d+)", slot(html, day, time)).group(0)
+
+
+def test_the_week_shows_each_day_with_its_slots_and_capacity(client, shop):
+    sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    assert "Week of Monday 30 November 2026" in html and "America/New_York" in html
+    assert "2 places per slot" in html
+    for day in ("2026-11-30", "2026-12-01", "2026-12-06"):
+        assert f'id="day-{day}"' in html
+    assert remaining(html, "2026-12-01", "10:00") == "2 / 2"
+    assert "The shop is closed" not in slot(html, "2026-12-01", "10:00")
+    wednesday = html.split('id="day-2026-12-02"')[1].split("</section>")[0]
+    assert "Closed." in wednesday and 'class="slot' not in wednesday
+    assert (
+        'href="/console/calendar?week=2026-11-23"' in html
+        and 'href="/console/calendar?week=2026-12-07"' in html
+    )
+
+
+def test_a_booked_slot_s_capacity_falls_and_its_reason_says_why(client, shop):
+    sign_in(client, TOKEN)
+    assert remaining(page_text(client.get(WEEK)), "2026-12-01", "10:00") == "2 / 2"
+    first = book(client)
+    html = page_text(client.get(WEEK))
+    assert remaining(html, "2026-12-01", "10:00") == "1 / 2"
+    assert f'id="appointment-{first}"' in html and "Ann Lee" in html
+    book(client, customer_name="Bo Chen")
+    full = slot(page_text(client.get(WEEK)), "2026-12-01", "10:00")
+    assert "0 / 2" in full and "Full: 2 booked and 0 held of 2 places." in full
+    assert "<details>" in page_text(client.get(WEEK))  # the reasons open without script
+
+
+def test_past_and_too_soon_slots_explain_the_notice(client, shop):
+    sign_in(client, TOKEN)
+    html = page_text(client.get("/console/calendar?week=2026-11-25"))
+    assert "Closed." in html.split('id="day-2026-11-25"')[1].split("</section>")[0]  # a Wednesday
+    assert "60 minutes&#39; notice" in slot(html, "2026-11-23", "10:00")
+
+
+def test_booking_from_the_calendar_uses_the_api_s_rules(client, shop):
+    csrf = sign_in(client, TOKEN)
+    form = {
+        "csrf_token": csrf,
+        "scheduled_date": "2026-12-01",
+        "scheduled_time": "10:00",
+        "customer_name": "Cy Walk-in",
+        "customer_phone": "+15555550111",
+        "duration_minutes": "30",
+    }
+    response = client.post("/console/calendar/book", data=form)
+    assert response.status_code == 303
+    booked = Appointment.get(Appointment.customer_name == "Cy Walk-in")
+    assert (
+        response.headers["Location"]
+        == f"/console/calendar?week=2026-12-01&done=booked#appointment-{booked.id}"
+    )
+    assert booked.source == "staff" and booked.status == "scheduled"
+    assert remaining(page_text(client.get(WEEK)), "2026-12-01", "10:00") == "1 / 2"
+    client.post("/console/calendar/book", data={**form, "customer_name": "Second"})
+    refused = client.post("/console/calendar/book", data={**form, "customer_name": "Third"})
+    assert refused.status_code == 409 and "has no place left" in page_text(refused)
+    assert Appointment.select().count() == 2
+
+
+@pytest.mark.parametrize(
+    "action, status",
+    [
+        pytest.param("cancel", "cancelled", id="cancel"),
+        pytest.param("complete", "completed", id="complete"),
+        pytest.param("no-show", "no_show", id="no-show"),
+    ],
+)
+def test_an_action_moves_the_status_and_shows_it(client, shop, action, status):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    response = client.post(
+        f"/console/calendar/{action}", data={"csrf_token": csrf, "appointment_id": appointment}
+    )
+    assert response.status_code == 303
+    assert Appointment.get_by_id(appointment).status == status
+    html = page_text(client.get(response.headers["Location"]))
+    item = html.split(f'id="appointment-{appointment}"')[1].split("</li>")[0]
+    assert f"status-{status}" in item and "button" not in item  # a finished one offers no action
+
+
+def test_cancel_records_the_reason_and_frees_the_slot(client, shop):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    form = {"csrf_token": csrf, "appointment_id": appointment, "reason": "Customer called"}
+    assert client.post("/console/calendar/cancel", data=form).status_code == 303
+    assert Appointment.get_by_id(appointment).cancellation_reason == "Customer called"
+    html = page_text(client.get(WEEK))
+    assert "reason: Customer called" in html and remaining(html, "2026-12-01", "10:00") == "2 / 2"
+
+
+@pytest.mark.parametrize(
+    "first, then, status, message",
+    [
+        pytest.param("cancel", "cancel", 422, "already cancelled", id="cancel twice"),
+        pytest.param("cancel", "complete", 409, "cannot be marked completed", id="complete a cancelled one"),
+        pytest.param(
+            "complete", "complete", 409, "completed cannot be marked completed", id="complete twice"
+        ),
+        pytest.param("no-show", "no-show", 409, "no_show cannot be marked no_show", id="no-show twice"),
+    ],
+)
+def test_a_refused_transition_shows_the_api_s_message(client, shop, first, then, status, message):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    form = {"csrf_token": csrf, "appointment_id": appointment}
+    assert client.post(f"/console/calendar/{first}", data=form).status_code == 303
+    before = Appointment.get_by_id(appointment).status
+    response = client.post(f"/console/calendar/{then}", data=form)
+    assert response.status_code == status and message in page_text(response)
+    assert response.mimetype == "text/html" and Appointment.get_by_id(appointment).status == before
+
+
+def test_a_key_with_read_only_sees_the_week_without_forms(client, load):
+    set_clock("2026-11-25T12:00:00")
+    load(tenant_fixture("acme", booking=BOOKING, scopes=["appointments.read"]))
+    csrf = sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    assert "Book an appointment" not in html and "/console/calendar/cancel" not in html
+    appointment = Appointment.create(tenant="acme", **{**NEW, "scheduled_date": "2026-12-01"})
+    response = client.post(
+        "/console/calendar/cancel", data={"csrf_token": csrf, "appointment_id": appointment.id}
+    )
+    assert response.status_code == 403 and "appointments.write" in page_text(response)
+    assert Appointment.get_by_id(appointment.id).status == "scheduled"
+
+
+def test_a_key_without_appointments_read_has_no_calendar(client, load):
+    load(tenant_fixture("acme", scopes=["notifications.read"]))
+    sign_in(client, TOKEN)
+    assert "/console/calendar" not in page_text(client.get("/console/"))
+    response = client.get(WEEK)
+    assert response.status_code == 403 and "appointments.read" in page_text(response)
+
+
+def test_a_shop_without_booking_settings_shows_appointments_and_says_so(client, load):
+    load(tenant_fixture("acme"))
+    sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    assert "Online booking is not set up" in html and 'class="slot' not in html
+
+
+def test_a_live_hold_takes_a_place_and_says_so(client, shop):
+    sign_in(client, TOKEN)
+    hold = {"date": "2026-12-01", "time": "10:00"}
+    for _ in range(2):
+        assert client.post(HOLDS, json=hold, headers=API).status_code == 201
+    held = slot(page_text(client.get(WEEK)), "2026-12-01", "10:00")
+    assert "0 / 2" in held and "Held: 0 booked and 2 held (checkouts in progress) of 2 places." in held
+
+
+def test_calendar_pages_and_actions_are_in_the_usage_log(client, shop):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    client.get(WEEK)
+    client.post("/console/calendar/complete", data={"csrf_token": csrf, "appointment_id": appointment})
+    client.post("/console/calendar/complete", data={"csrf_token": csrf, "appointment_id": appointment})
+    expected = {
+        ("GET", "/console/calendar", 200, "key_acme"),
+        ("POST", "/console/calendar/complete", 303, "key_acme"),
+        ("POST", "/console/calendar/complete", 409, "key_acme"),
+    }
+    # the background writer may hold a batch mid-commit when this test flushes: look until it lands
+    wait_until(lambda: expected <= {(r.method, r.path, r.status, r.api_key_id) for r in logged_rows()}, 10)
