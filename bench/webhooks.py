@@ -75,6 +75,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def per_ms(seconds: float, count: int) -> float:
+    """Seconds spent over `count` items, as milliseconds per item."""
+    return round(seconds * 1000 / count, 3)
+
+
 def received(session, port: int) -> int:
     return int(session.get(f"http://127.0.0.1:{port}/count", timeout=5).text)
 
@@ -110,8 +121,13 @@ def baseline(session, port: int, count: int) -> float:
     return count / (time.perf_counter() - started)
 
 
-def pipeline(session, port: int, count: int, timeout: float, env: dict) -> float:
-    """Deliveries per second from the first emitted event until the receiver acknowledged the last."""
+def pipeline(session, port: int, count: int, timeout: float, env: dict, cpu: dict | None = None) -> float:
+    """Deliveries per second from the first emitted event until the receiver acknowledged the last.
+
+    Also fills `cpu` (when given) with the CPU milliseconds per delivery of the consumer and of the
+    emitting loop (reported beside the ratio: on a shared machine they move less than wall-clock rates).
+    """
+    cpu = {} if cpu is None else cpu
     from shop import create_app
     from shop.db import write_transaction
     from shop.domain.events.outbox import emit
@@ -141,16 +157,22 @@ def pipeline(session, port: int, count: int, timeout: float, env: dict) -> float
     try:
         time.sleep(2)  # let the consumer start before the clock does
         before = received(session, port)
-        started = time.perf_counter()
+        consumer_cpu = cpu_seconds(consumer.pid)
+        started, emitter_cpu = time.perf_counter(), time.process_time()
         for i in range(count):
             with write_transaction():
                 emit("bench", "customer.updated", {"object": "customer", "id": str(i)})
+        cpu["emitter_ms_per_delivery"] = round((time.process_time() - emitter_cpu) * 1000 / count, 3)
+        cpu["emit_s"] = round(time.perf_counter() - started, 3)
+        cpu["delivered_during_emit"] = received(session, port) - before
         while received(session, port) - before < count and time.perf_counter() - started < timeout:
             time.sleep(0.02)
         done = received(session, port) - before
         if done < count:
             raise SystemExit(f"only {done} of {count} deliveries arrived within {timeout} s")
-        return count / (time.perf_counter() - started)
+        rate = count / (time.perf_counter() - started)
+        cpu["consumer_ms_per_delivery"] = round((cpu_seconds(consumer.pid) - consumer_cpu) * 1000 / count, 3)
+        return rate
     finally:
         consumer.terminate()
         consumer.wait(timeout=10)
@@ -183,8 +205,14 @@ def main() -> None:
                 break
             except requests.RequestException:
                 time.sleep(0.05)
+        cpu = {}
+        plain_cpu, receiver_cpu = time.process_time(), cpu_seconds(receiver.pid)
         plain = baseline(session, port, args.count)
-        ours = pipeline(session, port, args.count, args.timeout, env)
+        cpu["requests_session_ms_per_post"] = round((time.process_time() - plain_cpu) * 1000 / args.count, 3)
+        cpu["receiver_ms_per_post_baseline"] = per_ms(cpu_seconds(receiver.pid) - receiver_cpu, args.count)
+        receiver_cpu = cpu_seconds(receiver.pid)
+        ours = pipeline(session, port, args.count, args.timeout, env, cpu)
+        cpu["receiver_ms_per_post_pipeline"] = per_ms(cpu_seconds(receiver.pid) - receiver_cpu, args.count)
     finally:
         receiver.terminate()
         receiver.wait(timeout=10)
@@ -199,6 +227,7 @@ def main() -> None:
                 "ratio": round(ratio, 3),
                 "goal": GOAL,
                 "met": ratio >= GOAL,
+                "cpu": cpu,
                 "load_average": [round(x, 2) for x in os.getloadavg()],
             },
             indent=2,

@@ -83,3 +83,26 @@ def enqueue(task: str, *args) -> None:
     settings()
     message = Message(str(uuid.uuid4()), task, None, 0, 0, None, args, {})
     huey.storage.enqueue(huey.serializer.serialize(message))
+
+
+def queued(task: str, limit: int) -> list[tuple[int, tuple]]:
+    """Jobs named `task` among the next `limit` in the queue, as (job id, args), oldest first.
+
+    A read: they stay queued. A job taken with take() inside the transaction that does its work
+    (a batch of webhook deliveries) then never runs on its own.
+    """
+    settings()
+    jobs = []
+    for job_id, data in huey.storage.head(limit):
+        try:
+            message = huey.serializer.deserialize(bytes(data))
+        except Exception:  # not ours to judge here: the consumer reports it when it runs the job
+            continue
+        if message.name == task:
+            jobs.append((job_id, tuple(message.args or ())))
+    return jobs
+
+
+def take(job_ids: list) -> None:
+    """Remove these jobs from the queue, in the caller's write transaction (see queued())."""
+    huey.storage.take(list(job_ids))

@@ -140,6 +140,18 @@ class SharedFileSqliteStorage(SqliteStorage):
 
     DEQUEUE_LOOKAHEAD = 8  # candidates read at once: racing workers each find one still there
 
+    def head(self, limit: int) -> list:
+        """The next `limit` queued tasks as (row id, data), through the app's connection: a read."""
+        return app_db.execute_sql(
+            "SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?", (self.name, limit)
+        ).fetchall()
+
+    def take(self, ids: list) -> None:
+        """Delete these queued tasks in the app's current write transaction (their work is done there)."""
+        if ids:
+            marks = ",".join("?" * len(ids))
+            app_db.execute_sql(f"DELETE FROM task WHERE queue = ? AND id IN ({marks})", (self.name, *ids))
+
     def dequeue(self):
         candidates = self.sql(
             "SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?",
@@ -184,6 +196,21 @@ class SharedPostgresStorage(PostgresStorage):
 
     def _in_app_transaction(self) -> bool:
         return on_postgres() and app_db.in_transaction() and app_db.database == self.dsn
+
+    def head(self, limit: int) -> list:
+        """The next `limit` queued tasks as (row id, data), through the app's connection: a read."""
+        return app_db.execute_sql(
+            f"SELECT id, data FROM {self.table_task} WHERE queue = %s ORDER BY priority DESC, id LIMIT %s",
+            (self.name, limit),
+        ).fetchall()
+
+    def take(self, ids: list) -> None:
+        """Delete these queued tasks in the app's current transaction (their work is done there); a
+        task another consumer is taking meanwhile is simply gone by the time this commits."""
+        if ids:
+            app_db.execute_sql(
+                f"DELETE FROM {self.table_task} WHERE queue = %s AND id = ANY(%s)", (self.name, list(ids))
+            )
 
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():

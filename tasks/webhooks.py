@@ -8,10 +8,10 @@ from shop.queue import huey, settings
 
 @huey.task()
 def deliver_webhook(delivery_id: str) -> None:
-    """One attempt; the next one is scheduled from the retry table."""
-    delay = engine.attempt(delivery_id, settings())
-    if delay is not None:
-        deliver_webhook.schedule((delivery_id,), delay=delay)
+    """One attempt, and of more due deliveries of its subscription in a batch; each next attempt
+    is scheduled from the retry table."""
+    for retry_id, delay in engine.attempt_batch(delivery_id, settings()):
+        deliver_webhook.schedule((retry_id,), delay=delay)
 
 
 @huey.periodic_task(crontab(minute="*"))

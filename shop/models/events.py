@@ -64,7 +64,7 @@ WILDCARD = "*"
 class Event(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     tenant = ForeignKeyField(Tenant, backref="events", on_delete="CASCADE")
-    type = CharField(max_length=64, index=True)
+    type = CharField(max_length=64)  # no index: nothing looks events up by type (migration 0008)
     api_version = CharField(max_length=8, default="v1")
     data = JSONField()
-    created = UTCDateTimeField(default=clock.now, index=True)
+    created = UTCDateTimeField(default=clock.now, index=True)  # the retention prune reads it

@@ -52,7 +52,10 @@ class WebhookSubscription(BaseModel):
 class WebhookDelivery(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     tenant = ForeignKeyField(Tenant, backref="webhook_deliveries", on_delete="CASCADE")
-    subscription = ForeignKeyField(WebhookSubscription, backref="deliveries", on_delete="CASCADE")
+    # no index of its own: the column leads the two indexes below (migration 0008)
+    subscription = ForeignKeyField(
+        WebhookSubscription, backref="deliveries", on_delete="CASCADE", index=False
+    )
     event = ForeignKeyField(Event, backref="deliveries", on_delete="CASCADE")
     event_type = CharField(max_length=64)
     payload = JSONField()  # the envelope as sent, so a redelivery repeats it byte for byte

@@ -163,7 +163,9 @@ def test_tls_is_verified_against_the_configured_ca(client, shop, tmp_path, start
 
 
 def test_killing_the_consumer_mid_burst_loses_nothing(client, shop, tmp_path, start_consumer):
-    with WebhookReceiver(tmp_path) as receiver:
+    # 20 ms an answer keeps the 200 deliveries at a second or more (four workers), so the kill lands
+    # mid-burst: batched delivery drained them all before the kill on PostgreSQL otherwise
+    with WebhookReceiver(tmp_path, delay=0.02) as receiver:
         subscribe(client, shop, receiver)
         first = start_consumer(**consumer_env(receiver, SHOP_WEBHOOK_TIMEOUT="1"))
         for i in range(200):

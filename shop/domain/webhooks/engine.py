@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from shop import clock
+from shop import clock, queue
 from shop.db import locked, named_sql, run_sql, write_transaction
 from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
@@ -35,9 +35,14 @@ def retry_delays(config) -> list[float]:
     return (delays + [delays[-1]] * MAX_ATTEMPTS)[:MAX_ATTEMPTS]
 
 
+HOLD_MARGIN = 5  # seconds a claim outlasts the attempt's deadline
+# a job attempts up to this many due deliveries of one subscription in a row, claimed together
+BATCH_SIZE = 10
+
+
 def hold_seconds(config) -> float:
     """How long a worker holds a delivery it attempts: the attempt's deadline and a margin."""
-    return float(config["WEBHOOK_TIMEOUT"]) + 5
+    return float(config["WEBHOOK_TIMEOUT"]) + HOLD_MARGIN
 
 
 def new_attempt_id() -> str:
@@ -58,6 +63,8 @@ DUE_SQL = named_sql(
     f"SELECT {WebhookDelivery.columns('d')}, {WebhookSubscription.columns('s')} FROM webhook_delivery d "
     f"JOIN webhook_subscription s ON s.id = d.subscription_id WHERE d.id = :id AND {DUE}"
 )
+# a batch takes the deliveries of the next queued delivery jobs: this many are looked at
+QUEUE_LOOKAHEAD = 32
 CLAIM_SQL = named_sql(
     "UPDATE webhook_delivery SET claimed_until = :until, attempts = attempts + 1, "
     f"last_attempt_at = :now, updated_at = :now WHERE id = :id AND {DUE} RETURNING attempts, run_trigger"
@@ -72,6 +79,12 @@ RECORD_SQL = named_sql(
     "updated_at = :now, last_status_code = :code, response_ms = :ms, response_excerpt = :excerpt, "
     "next_attempt_at = :next, delivered_at = COALESCE(:delivered, delivered_at) WHERE id = :id"
 )
+# a batch member whose request never went out goes back as it was: not held, the attempt uncounted
+RELEASE_SQL = named_sql(
+    "UPDATE webhook_delivery SET claimed_until = NULL, attempts = attempts - 1, last_attempt_at = :previous "
+    "WHERE id = :id AND claimed_until = :until AND status IN ('pending', 'retrying')"
+)
+UNSTARTED_SQL = named_sql("DELETE FROM webhook_delivery_attempt WHERE id = :id AND status = 'started'")
 FINISH_ATTEMPT_SQL = named_sql(
     "UPDATE webhook_delivery_attempt SET status = :status, finished_at = :now, duration_ms = :ms, "
     "address = :address, response_status = :code, response_headers = :headers, "
@@ -109,6 +122,8 @@ class Started:
     attempt_id: str
     body: bytes
     headers: dict
+    previous_attempt_at: object = None  # the delivery's last_attempt_at before this claim
+    held_until: object = None  # the claim's claimed_until
 
 
 def attempt(delivery_id: str, config) -> float | None:
@@ -116,11 +131,87 @@ def attempt(delivery_id: str, config) -> float | None:
     started = start_attempt(delivery_id, config)
     if started is None:
         return None
-    delivery, sub = started.delivery, started.sub
-    if not sub.enabled or sub.deleted_at is not None:
+    if not started.sub.enabled or started.sub.deleted_at is not None:
         _finish(started, "dead", Outcome(error=DISABLED))
         return None
-    outcome = send(started, config)
+    return conclude(started, send(started, config), config)
+
+
+def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tuple[str, float]]:
+    """Attempt a due delivery and up to size - 1 more due deliveries of its subscription, one after
+    another; returns the retries to schedule as (delivery id, delay).
+
+    The others are the deliveries of the next delivery jobs in the queue that are due and of the
+    same subscription: one read and one claim transaction (each attempt written as started, their
+    jobs taken from the queue) serve the whole batch. Each outcome is still recorded before the next
+    request goes out, so a killed worker leaves at most one request sent and unrecorded. The batch
+    stops at the first attempt that does not succeed, or once the claims' margin is spent (a member
+    sent later could outlive its hold): the members not sent go back as they were, requeued.
+    """
+    now, began = clock.now(), time.monotonic()  # the claims' hold runs from `now`
+    due = _read_due(delivery_id, now)
+    if due is None:
+        return []
+    delivery, sub = due
+    members, jobs = [delivery], {}
+    if size > 1 and sub.enabled and sub.deleted_at is None:
+        members += _queued_members(delivery, sub, now, size - 1, jobs)
+    batch = _start(members, sub, config, now, jobs)
+    retries = []
+    for index, started in enumerate(batch):
+        if index and time.monotonic() - began >= HOLD_MARGIN:
+            release(batch[index:])
+            break
+        if not sub.enabled or sub.deleted_at is not None:
+            _finish(started, "dead", Outcome(error=DISABLED))
+            continue
+        outcome = send(started, config)
+        if not outcome.succeeded:
+            release(batch[index + 1 :])  # before the outcome, which may dead-letter the subscription
+        delay = conclude(started, outcome, config)
+        if delay is not None:
+            retries.append((started.delivery.id, delay))
+        if not outcome.succeeded:
+            break
+    return retries
+
+
+def _queued_members(delivery: WebhookDelivery, sub: WebhookSubscription, now, limit: int, jobs: dict) -> list:
+    """Up to `limit` due deliveries of the same subscription whose jobs wait next in the queue;
+    fills `jobs` with the queued job ids of each (the batch's claim takes them from the queue)."""
+    for job_id, args in queue.queued(queue.DELIVER_WEBHOOK, QUEUE_LOOKAHEAD):
+        if len(args) == 1 and isinstance(args[0], str) and args[0] != delivery.id:
+            jobs.setdefault(args[0], []).append(job_id)
+    if not jobs:
+        return []
+    # parameter names of letters only (shop.db's :name style): da, db, ..., dbc for the one at 12
+    ids = {"d" + "".join(chr(97 + int(c)) for c in str(i)): delivery_id for i, delivery_id in enumerate(jobs)}
+    rows = run_sql(
+        named_sql(
+            f"SELECT {WebhookDelivery.columns()} FROM webhook_delivery WHERE id IN "
+            f"({', '.join(':' + name for name in ids)}) AND subscription_id = :sub AND {DUE} "
+            "ORDER BY next_attempt_at, id LIMIT :n"
+        ),
+        {**ids, "sub": sub.id, "now": now, "n": limit},
+    )
+    return [WebhookDelivery.from_row(row) for row in rows]
+
+
+def release(unsent: list[Started]) -> None:
+    """Give claimed batch members whose requests never went out back, uncounted, and requeue them."""
+    if not unsent:
+        return
+    with write_transaction():
+        for started in unsent:
+            params = {"id": started.delivery.id, "previous": started.previous_attempt_at}
+            run_sql(RELEASE_SQL, {**params, "until": started.held_until})
+            run_sql(UNSTARTED_SQL, {"id": started.attempt_id})
+            queue.enqueue(queue.DELIVER_WEBHOOK, started.delivery.id)
+
+
+def conclude(started: Started, outcome: Outcome, config) -> float | None:
+    """Record a sent attempt's outcome; the delay before the next attempt, or None when it ended."""
+    delivery = started.delivery
     if outcome.succeeded:
         _finish(started, "delivered", outcome)
         return None
@@ -153,39 +244,64 @@ def _claim(delivery_id: str, hold_seconds: float, now) -> tuple[int, str] | None
 
 def start_attempt(delivery_id: str, config) -> Started | None:
     """Claim a due delivery and write its attempt as started, in one short transaction of its own,
-    before any request goes out (None if it is not due or another worker has it).
-
-    The delivery is read and signed first, outside the write lock: the lock is held for the claim
-    and the insert only (a thread holding it must not wait for the GIL behind Python work).
-    """
+    before any request goes out (None if it is not due or another worker has it)."""
     now = clock.now()
+    due = _read_due(delivery_id, now)
+    if due is None:
+        return None
+    started = _start([due[0]], due[1], config, now)
+    return started[0] if started else None
+
+
+def _read_due(delivery_id: str, now) -> tuple[WebhookDelivery, WebhookSubscription] | None:
+    """The delivery and its subscription if it is due and no worker holds it (a read: no write lock)."""
     rows = run_sql(DUE_SQL, {"id": delivery_id, "now": now})
-    if not rows:  # not due, or another worker has it: no write lock taken at all
+    if not rows:
         return None
     split = len(WebhookDelivery._meta.sorted_fields)
-    delivery = WebhookDelivery.from_row(rows[0][:split])
-    sub = WebhookSubscription.from_row(rows[0][split:])
-    body, headers = _signed(delivery, sub, config)
-    attempt_id = new_attempt_id()
+    return WebhookDelivery.from_row(rows[0][:split]), WebhookSubscription.from_row(rows[0][split:])
+
+
+def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -> list[Started]:
+    """Claim the deliveries and write each attempt as started, in one short transaction; the
+    queued jobs of the claimed ones (`jobs`: delivery id to job ids) leave the queue in it.
+
+    They are signed first, outside the write lock: the lock is held for the claims and the inserts
+    only (a thread holding it must not wait for the GIL behind Python work). A delivery another
+    worker claimed since it was read is left out, and its job stays.
+    """
+    signed = [(delivery, *_signed(delivery, sub, config)) for delivery in deliveries]
+    hold = hold_seconds(config)
+    until = now + timedelta(seconds=hold)
+    batch = []
     with write_transaction():
-        claimed = _claim(delivery_id, hold_seconds(config), now)
-        if claimed is None:  # another worker claimed it since the read
-            return None
-        delivery.attempts, delivery.run_trigger = claimed
-        if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
-            run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
-        WebhookDeliveryAttempt.insert_row(
-            id=attempt_id,
-            tenant=delivery.tenant_id,
-            delivery=delivery.id,
-            subscription=sub.id,
-            number=delivery.attempts,
-            trigger=delivery.run_trigger if delivery.attempts == 1 else "retry",
-            status="started",
-            started_at=now,
-            request_headers=headers,
-        )
-    return Started(delivery, sub, attempt_id, body, headers)
+        # claimed in id order: two batches that share deliveries on PostgreSQL take their row locks
+        # in the same order and so never deadlock; they are sent in the order given
+        for delivery, body, headers in sorted(signed, key=lambda item: item[0].id):
+            previous = delivery.last_attempt_at
+            claimed = _claim(delivery.id, hold, now)
+            if claimed is None:  # another worker claimed it since the read
+                continue
+            delivery.attempts, delivery.run_trigger = claimed
+            if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
+                run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
+            attempt_id = new_attempt_id()
+            WebhookDeliveryAttempt.insert_row(
+                id=attempt_id,
+                tenant=delivery.tenant_id,
+                delivery=delivery.id,
+                subscription=sub.id,
+                number=delivery.attempts,
+                trigger=delivery.run_trigger if delivery.attempts == 1 else "retry",
+                status="started",
+                started_at=now,
+                request_headers=headers,
+            )
+            batch.append(Started(delivery, sub, attempt_id, body, headers, previous, until))
+        if jobs:
+            queue.take([job for started in batch for job in jobs.get(started.delivery.id, ())])
+    order = {delivery.id: place for place, delivery in enumerate(deliveries)}
+    return sorted(batch, key=lambda started: order[started.delivery.id])
 
 
 def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:

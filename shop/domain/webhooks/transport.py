@@ -8,6 +8,7 @@ CPU of the rest of an attempt's transport doing it (docs/performance.md, Webhook
 """
 
 import ipaddress
+import re
 import select
 import socket
 import ssl
@@ -15,12 +16,16 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import certifi
 
 from shop.domain.webhooks.destinations import literal_address, screen_address
 
+# what stays as it is in a request target: the reserved and unreserved characters and %; everything
+# else (non-ASCII, spaces, quotes) is percent-encoded as UTF-8, as browsers and urllib3 send it
+TARGET_SAFE = "/?#[]@!$&'()*+,;=:%-._~"
+UNSAFE_FIELD = re.compile(r"[\r\n\0]")
 BLOCKED_TARGET = "blocked target: hostname resolves to a private or reserved IP address"
 BODY_BYTES = 2048  # the attempt log keeps the first 2 KB of a response body
 EXCERPT_CHARS = 500  # the delivery keeps a shorter excerpt of the last one
@@ -91,9 +96,12 @@ def post(
     host = parts.hostname.rstrip(".")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     address = vetted_address(host, port, trusted_networks)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    netloc = host if parts.port is None else f"{host}:{parts.port}"
-    request = _request_bytes(target, netloc, headers, body)
+    named = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets in Host
+    netloc = named if parts.port is None else f"{named}:{parts.port}"
+    try:
+        request = _request_bytes(_target(parts.path, parts.query), netloc, headers, body)
+    except ValueError as error:
+        raise NetworkError(f"network error: {error}", address) from None
     deadline = time.monotonic() + timeout
     started = time.perf_counter()
     key = (parts.scheme, host, address, port, ca_bundle)
@@ -104,7 +112,7 @@ def post(
     except TimeoutError:
         _drop(connection)
         raise NetworkError("timeout", address) from None
-    except (OSError, ProtocolError) as error:
+    except (OSError, ProtocolError, ValueError) as error:
         _drop(connection)
         raise NetworkError(f"network error: {_describe(error)}", address) from None
     if not connection.reusable:  # half-read or closing: the next attempt starts a new connection
@@ -114,8 +122,21 @@ def post(
     return Reply(status, excerpt.decode("utf-8", "replace"), ms, address, kept)
 
 
+@lru_cache(maxsize=256)
+def _target(path: str, query: str) -> str:
+    """The request target of a URL's path and query, percent-encoded to ASCII."""
+    return quote((path or "/") + (f"?{query}" if query else ""), safe=TARGET_SAFE)
+
+
 def _request_bytes(target: str, netloc: str, headers: dict, body: bytes) -> bytes:
-    """The request line, headers and body as one buffer: one send, one segment for small bodies."""
+    """The request line, headers and body as one buffer: one send, one segment for small bodies.
+
+    A line break or NUL in any field would split the request (header injection): refused. The
+    target is percent-encoded ASCII and the header values are ours, so this never fires today.
+    """
+    fields = [target, netloc, *headers, *(str(value) for value in headers.values())]
+    if any(UNSAFE_FIELD.search(field) for field in fields):
+        raise ValueError("a request field holds a line break or NUL")
     lines = [
         f"POST {target} HTTP/1.1",
         f"Host: {netloc}",
@@ -136,6 +157,7 @@ _connections = threading.local()
 IDLE_SECONDS = 30
 MAX_HEADER_BYTES = 64 * 1024
 NO_BODY_STATUSES = (204, 304)
+CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 
 class Connection:
@@ -161,13 +183,16 @@ class Connection:
         return status, headers, body
 
     def _head(self, deadline: float) -> tuple[int, str, list]:
-        """The status line and header fields of one response."""
-        while b"\r\n\r\n" not in self.buffer:
+        """The status line and header fields of one response (lines may end in a bare LF)."""
+        while True:
+            end = _head_end(self.buffer)
+            if end is not None:
+                break
             if len(self.buffer) > MAX_HEADER_BYTES:
                 raise ProtocolError("response headers too large")
             self._fill(deadline)
-        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
-        status_line, *lines = head.decode("latin-1").split("\r\n")
+        head, self.buffer = self.buffer[: end[0]], self.buffer[end[1] :]
+        status_line, *lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
         version, _, rest = status_line.partition(" ")
         code = rest[:3]
         if not version.startswith("HTTP/1.") or not (code.isascii() and code.isdigit()):
@@ -178,15 +203,27 @@ class Connection:
         return int(code), version, headers
 
     def _body(self, status: int, headers: list, deadline: float) -> tuple[bytes, bool]:
-        """Up to BODY_BYTES of the body, and whether the whole body was read (the connection is clean)."""
-        fields = {name.lower(): value for name, value in headers}
+        """Up to BODY_BYTES of the body, and whether the connection may carry another request
+        (the whole body read, its length unambiguous)."""
         if status in NO_BODY_STATUSES:
             return b"", True
-        if "chunked" in fields.get("transfer-encoding", "").lower():
-            return self._chunked(deadline)
-        length = fields.get("content-length")
-        if length is None:  # the body runs until the peer closes
+        codings = [
+            v.strip().lower()
+            for n, value in headers
+            if n.lower() == "transfer-encoding"
+            for v in value.split(",")
+        ]
+        lengths = {value for name, value in headers if name.lower() == "content-length"}
+        if codings:  # Transfer-Encoding wins over any Content-Length (RFC 9112, 6.3)
+            if codings[-1] != "chunked":  # the body runs until the peer closes
+                return self._take(BODY_BYTES, deadline, until_close=True), False
+            body, complete = self._chunked(deadline)
+            return body, complete and not lengths  # both framings sent: do not trust this connection again
+        if not lengths:  # the body runs until the peer closes
             return self._take(BODY_BYTES, deadline, until_close=True), False
+        if len(lengths) > 1:
+            raise ProtocolError("conflicting Content-Length headers")
+        length = lengths.pop()
         if not (length.isascii() and length.isdigit()):
             raise ProtocolError("bad Content-Length")
         wanted = int(length)
@@ -198,10 +235,9 @@ class Connection:
         body = b""
         while True:
             size_line = self._line(deadline).split(b";", 1)[0].strip()
-            try:
-                size = int(size_line, 16)
-            except ValueError:
-                raise ProtocolError("bad chunk size") from None
+            if not CHUNK_SIZE.fullmatch(size_line):  # hex digits only: no sign, no 0x, no blank
+                raise ProtocolError("bad chunk size")
+            size = int(size_line, 16)
             if size == 0:
                 while self._line(deadline):  # trailers, up to the blank line
                     pass
@@ -209,15 +245,17 @@ class Connection:
             if len(body) + size > BODY_BYTES:
                 return (body + self._take(BODY_BYTES - len(body), deadline)), False
             body += self._take(size, deadline)
-            self._line(deadline)
+            if self._line(deadline):  # the chunk's data ends with its own line break
+                raise ProtocolError("chunk longer than its size")
 
     def _line(self, deadline: float) -> bytes:
-        while b"\r\n" not in self.buffer:
+        """The next line of a chunked body, without its CRLF (or bare LF)."""
+        while b"\n" not in self.buffer:
             if len(self.buffer) > MAX_HEADER_BYTES:
                 raise ProtocolError("line too long")
             self._fill(deadline)
-        line, self.buffer = self.buffer.split(b"\r\n", 1)
-        return line
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.removesuffix(b"\r")
 
     def _take(self, count: int, deadline: float, until_close: bool = False) -> bytes:
         """`count` bytes of the body (fewer when the peer closes first and that is allowed)."""
@@ -253,6 +291,16 @@ class Connection:
             self.sock.close()
         except OSError:
             pass
+
+
+def _head_end(buffer: bytes) -> tuple[int, int] | None:
+    """Where the head ends in `buffer` and where the body starts, or None if it has not ended yet."""
+    crlf, lf = buffer.find(b"\r\n\r\n"), buffer.find(b"\n\n")
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return crlf, crlf + 4
+    if lf != -1:  # bare LFs (RFC 9112, 2.2: a recipient may accept them)
+        return lf, lf + 2
+    return None
 
 
 def _remaining(deadline: float) -> float:

@@ -3,23 +3,27 @@
 import ipaddress
 import socket
 import threading
+import time
 
 import pytest
 
 from shop.domain.webhooks import transport
 from shop.domain.webhooks.transport import NetworkError, post
 
-LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"),)
+LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 
 
 class RawServer:
-    """Answers each request with the next scripted bytes; counts connections and requests."""
+    """Answers each request with the next scripted bytes (a tuple: pieces sent 20 ms apart);
+    counts connections and requests and keeps each request's head."""
 
-    def __init__(self, answers: list[bytes], close_after: bool = False):
+    def __init__(self, answers: list, close_after: bool = False, host: str = "127.0.0.1"):
         self.answers, self.close_after = list(answers), close_after
         self.connections = self.requests = 0
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
+        self.heads: list[bytes] = []
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.listener = socket.create_server((host, 0), family=family)
+        self.host, self.port = host, self.listener.getsockname()[1]
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -59,12 +63,18 @@ class RawServer:
                     data += conn.recv(65536)
                 data = data[length:]
                 self.requests += 1
-                conn.sendall(self.answers.pop(0))
+                self.heads.append(head)
+                answer = self.answers.pop(0)
+                for piece in answer if isinstance(answer, tuple) else (answer,):
+                    conn.sendall(piece)
+                    if isinstance(answer, tuple):
+                        time.sleep(0.02)
                 if self.close_after:
                     return
 
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hook"
+    def url(self, path: str = "/hook") -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
 
     def close(self) -> None:
         self.listener.close()
@@ -84,11 +94,11 @@ def raw_server():
     transport._connections.by_key = {}
 
 
-def send(server, timeout=5):
+def send(server, timeout=5, path="/hook", headers=None):
     return post(
-        server.url(),
+        server.url(path),
         b'{"id":"evt_1"}',
-        {"Content-Type": "application/json"},
+        headers or {"Content-Type": "application/json"},
         timeout,
         trusted_networks=LOOPBACK,
     )
@@ -114,8 +124,20 @@ def test_a_kept_connection_carries_the_next_attempts(raw_server):
         ),
         (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nhi", "hi"),
         (b"HTTP/1.1 204 No Content\r\n\r\n", ""),
+        (b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok", "ok"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", "0123456789"),
+        ((b"HTTP/1.1 200 OK\r\nContent-", b"Length: 5\r", b"\n\r\nhel", b"lo"), "hello"),
+        ((b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r", b"\nabc\r\n0\r\n", b"\r\n"), "abc"),
     ],
-    ids=["a chunked body", "an interim 100 before the answer", "a 204 without a body"],
+    ids=[
+        "a chunked body",
+        "an interim 100 before the answer",
+        "a 204 without a body",
+        "bare LF line ends",
+        "an upper-case hex chunk size",
+        "a head and body in pieces",
+        "a chunked body in pieces",
+    ],
 )
 def test_complete_answers_leave_the_connection_reusable(raw_server, answer, body):
     server = raw_server([answer, OK])
@@ -131,8 +153,17 @@ def test_complete_answers_leave_the_connection_reusable(raw_server, answer, body
         b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
         b"HTTP/1.1 500 Oops\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000,
         b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n" + b"y" * 5000 + b"\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
     ],
-    ids=["connection close", "HTTP/1.0", "a body beyond 2 KB", "a chunked body beyond 2 KB"],
+    ids=[
+        "connection close",
+        "HTTP/1.0",
+        "a body beyond 2 KB",
+        "a chunked body beyond 2 KB",
+        "chunked and a Content-Length both",
+        "bytes the request did not ask for",
+    ],
 )
 def test_answers_that_end_the_connection_are_not_reused(raw_server, answer):
     server = raw_server([answer, OK])
@@ -142,9 +173,16 @@ def test_answers_that_end_the_connection_are_not_reused(raw_server, answer):
     assert server.connections == 2
 
 
-def test_a_body_without_length_runs_until_close(raw_server):
-    server = raw_server([b"HTTP/1.1 502 Bad Gateway\r\n\r\nupstream down"], close_after=True)
-    reply = send(server)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 502 Bad Gateway\r\n\r\nupstream down",
+        b"HTTP/1.1 502 Bad Gateway\r\nTransfer-Encoding: gzip\r\n\r\nupstream down",
+    ],
+    ids=["no length", "a transfer coding that is not chunked"],
+)
+def test_a_body_without_length_runs_until_close(raw_server, answer):
+    reply = send(raw_server([answer], close_after=True))
     assert (reply.status, reply.body) == (502, "upstream down")
 
 
@@ -164,8 +202,23 @@ def test_only_safe_response_headers_are_kept(raw_server):
         b"HTTP/1.1 2x0 OK\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\nok\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x2\r\nok\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nok\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n",
     ],
-    ids=["not HTTP", "a bad status code", "a bad length", "a body cut short"],
+    ids=[
+        "not HTTP",
+        "a bad status code",
+        "a bad length",
+        "a body cut short",
+        "two different lengths",
+        "a negative chunk size",
+        "a chunk size with 0x",
+        "a chunk longer than its size",
+        "a chunked body cut short",
+    ],
 )
 def test_answers_that_are_not_http_are_network_errors(raw_server, answer):
     server = raw_server([answer], close_after=True)
@@ -180,3 +233,26 @@ def test_a_silent_peer_is_a_timeout_within_the_deadline(raw_server):
     with pytest.raises(NetworkError) as failed:
         send(server, timeout=0.5)
     assert str(failed.value) == "timeout"
+
+
+def test_the_request_target_is_ascii_with_the_rest_percent_encoded(raw_server):
+    server = raw_server([OK])
+    assert send(server, path="/h\u00e9/\u20ac?q=\u00fc&x=%41").status == 200
+    assert server.heads[0].split(b"\r\n")[0] == b"POST /h%C3%A9/%E2%82%AC?q=%C3%BC&x=%41 HTTP/1.1"
+
+
+def test_a_header_with_a_line_break_is_refused_before_anything_is_sent(raw_server):
+    server = raw_server([OK])
+    with pytest.raises(NetworkError) as failed:
+        send(server, headers={"Content-Type": "application/json\r\nX-Injected: 1"})
+    assert "line break" in str(failed.value)
+    assert server.connections == 0
+
+
+def test_an_ipv6_literal_is_bracketed_in_the_host_header(raw_server):
+    try:
+        server = raw_server([OK], host="::1")
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    assert send(server).status == 200
+    assert f"Host: [::1]:{server.port}".encode() in server.heads[0].split(b"\r\n")

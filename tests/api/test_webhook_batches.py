@@ -1,0 +1,208 @@
+"""A delivery job attempts, in a batch, the due deliveries of its subscription whose jobs wait next
+in the queue (issue 17, speed): one claim for all that takes their jobs from the queue, each
+outcome recorded before the next request, the batch cut short at the first attempt that does not
+succeed, the members not sent given back as they were and requeued. Attempts run in this process
+(the job's own entry stays queued: no consumer took it) against a real HTTPS receiver."""
+
+import threading
+
+import pytest
+
+from shop.domain.activity import run_activity
+from shop.domain.webhooks import engine
+from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
+from tasks import huey
+from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.webhook_receiver import WebhookReceiver
+
+
+@pytest.fixture
+def shop(load, app, monkeypatch):
+    monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "127.0.0.0/8")
+    monkeypatch.setitem(app.config, "WEBHOOK_RETRY_DELAYS", "0,0,0,0,0,0,0,0")
+    load(
+        tenant_fixture(
+            "acme", customers=[{"id": 1, "display_name": "Ann"}], conversations=[{"id": 10, "customer_id": 1}]
+        ),
+        tenant_fixture(
+            "globex",
+            customers=[{"id": 2, "display_name": "Bo"}],
+            conversations=[{"id": 20, "customer_id": 2}],
+        ),
+    )
+    return auth_headers("sk_test_acme_token_0001")
+
+
+@pytest.fixture
+def hook(tmp_path, app, monkeypatch):
+    """Start a receiver with a script; the app's engine trusts its CA."""
+    opened = []
+
+    def start(**kwargs):
+        receiver = WebhookReceiver(tmp_path, **kwargs).__enter__()
+        opened.append(receiver)
+        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
+        return receiver
+
+    yield start
+    for receiver in opened:
+        receiver.__exit__(None, None, None)
+
+
+def subscribe(client, headers, url) -> str:
+    response = client.post("/api/v1/webhooks", headers=headers, json={"url": url, "events": ["*"]})
+    assert response.status_code == 201, response.get_data(as_text=True)
+    return response.get_json()["id"]
+
+
+def events(count, tenant="acme", conversation=10) -> list[str]:
+    """`count` message.received events; the ids of the deliveries they queued, oldest first."""
+    for i in range(count):
+        data = {"conversation_id": conversation, "channel": "sms", "body": f"{i}"}
+        run_activity("message.received", tenant, data)
+    rows = WebhookDelivery.select().where(WebhookDelivery.tenant == tenant)
+    return [row.id for row in rows.order_by(WebhookDelivery.created_at)]
+
+
+def log(delivery_id) -> list[tuple]:
+    rows = WebhookDeliveryAttempt.select().where(WebhookDeliveryAttempt.delivery == delivery_id)
+    return [(row.number, row.trigger, row.status) for row in rows.order_by(WebhookDeliveryAttempt.started_at)]
+
+
+def untouched(delivery_id) -> bool:
+    """Pending, held by no worker, no attempt counted or logged: as the event left it."""
+    row = WebhookDelivery.get_by_id(delivery_id)
+    return (
+        row.status == "pending"
+        and row.attempts == 0
+        and row.claimed_until is None
+        and row.last_attempt_at is None
+        and log(delivery_id) == []
+    )
+
+
+def queued() -> list[str]:
+    """The delivery ids of the deliver_webhook jobs waiting in the queue."""
+    return [task.args[0] for task in huey.pending() if task.name.endswith("deliver_webhook")]
+
+
+def test_one_job_sends_the_due_deliveries_of_its_subscription_each_recorded(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(3)
+    assert engine.attempt_batch(ids[0], app.config) == []
+    assert len(receiver.events()) == 3
+    sent = {event["body"]["id"] for event in receiver.events()}
+    assert sent == {WebhookDelivery.get_by_id(i).event_id for i in ids}
+    for delivery_id in ids:
+        row = WebhookDelivery.get_by_id(delivery_id)
+        assert (row.status, row.attempts, row.claimed_until) == ("delivered", 1, None)
+        assert log(delivery_id) == [(1, "initial", "succeeded")]
+    assert queued() == [ids[0]]  # the others' jobs left the queue with their claim
+    # a job of a delivery already done (a sweep's, say) sends nothing
+    assert engine.attempt_batch(ids[1], app.config) == [] and len(receiver.events()) == 3
+
+
+def test_only_deliveries_whose_jobs_are_queued_join_a_batch(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(3)
+    huey.flush()  # queued jobs lost: the sweep would queue them again
+    assert engine.attempt_batch(ids[0], app.config) == []
+    assert len(receiver.events()) == 1
+    assert untouched(ids[1]) and untouched(ids[2])
+
+
+def test_a_batch_holds_one_subscription_of_one_tenant_only(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    subscribe(client, shop, receiver.hook_url() + "-second")
+    other = subscribe(client, auth_headers("sk_test_globex_token_0001"), receiver.hook_url())
+    acme = events(2)
+    globex = events(2, tenant="globex", conversation=20)
+    mine = WebhookDelivery.get_by_id(acme[0]).subscription_id
+    engine.attempt_batch(acme[0], app.config)
+    sent = [d for d in acme + globex if WebhookDelivery.get_by_id(d).status == "delivered"]
+    assert sorted(sent) == sorted(d for d in acme if WebhookDelivery.get_by_id(d).subscription_id == mine)
+    assert all(untouched(d) for d in globex)
+    assert WebhookSubscription.get_by_id(other).tenant_id == "globex"
+
+
+def test_the_batch_stops_at_a_failure_and_gives_the_rest_back_requeued(client, shop, app, hook):
+    receiver = hook(script=[(200, {"ok": True}), (500, {"error": "down"})])
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(4)
+    assert engine.attempt_batch(ids[0], app.config) == [(ids[1], 0)]  # its retry, for the job to schedule
+    assert len(receiver.events()) == 2
+    assert WebhookDelivery.get_by_id(ids[0]).status == "delivered"
+    failed = WebhookDelivery.get_by_id(ids[1])
+    assert (failed.status, failed.attempts, failed.last_status_code) == ("retrying", 1, 500)
+    assert log(ids[1]) == [(1, "initial", "failed")]
+    assert untouched(ids[2]) and untouched(ids[3])  # never sent: uncounted, no attempt in the log
+    assert sorted(queued()) == sorted([ids[0], *ids[2:]])  # their jobs had left with the claim: queued again
+    assert engine.attempt_batch(ids[2], app.config) == []  # a later job sends them
+    assert len(receiver.events()) == 4 and log(ids[3]) == [(1, "initial", "succeeded")]
+
+
+def test_a_410_in_a_batch_disables_and_leaves_no_attempt_started(client, shop, app, hook):
+    receiver = hook(script=[(200, {"ok": True}), (410, {"error": "gone"})])
+    sub_id = subscribe(client, shop, receiver.hook_url())
+    ids = events(4)
+    engine.attempt_batch(ids[0], app.config)
+    assert not WebhookSubscription.get_by_id(sub_id).enabled
+    assert [WebhookDelivery.get_by_id(i).status for i in ids] == ["delivered", "dead", "dead", "dead"]
+    assert WebhookDeliveryAttempt.select().where(WebhookDeliveryAttempt.status == "started").count() == 0
+    assert [WebhookDelivery.get_by_id(i).attempts for i in ids] == [1, 1, 0, 0]
+
+
+def test_members_not_sent_within_the_claims_margin_go_back(client, shop, app, hook, monkeypatch):
+    monkeypatch.setattr(engine, "HOLD_MARGIN", 0)  # every member after the first is already late
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(3)
+    assert engine.attempt_batch(ids[0], app.config) == []
+    assert len(receiver.events()) == 1 and WebhookDelivery.get_by_id(ids[0]).status == "delivered"
+    assert untouched(ids[1]) and untouched(ids[2])
+    assert sorted(queued()) == sorted(ids)
+
+
+def test_a_batch_takes_at_most_its_size_and_only_what_is_due(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(5)
+    later = WebhookDelivery.get_by_id(ids[4])
+    WebhookDelivery.update(next_attempt_at=later.created_at.replace(year=2100)).where(
+        WebhookDelivery.id == later.id
+    ).execute()
+    assert engine.attempt_batch(ids[0], app.config, size=3) == []
+    assert len(receiver.events()) == 3
+    assert [WebhookDelivery.get_by_id(i).status for i in ids] == ["delivered"] * 3 + ["pending"] * 2
+    assert sorted(queued()) == sorted([ids[0], ids[3], ids[4]])  # the jobs of what it did not take stay
+    assert engine.attempt_batch(ids[3], app.config) == []
+    assert [WebhookDelivery.get_by_id(i).status for i in ids] == ["delivered"] * 4 + ["pending"]  # not due
+    assert ids[4] in queued()
+
+
+def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(8)
+    barrier, results = threading.Barrier(4), [None] * 4
+
+    def leader(i):  # four jobs at once, each seeing the others' deliveries queued behind its own
+        barrier.wait(timeout=20)
+        try:
+            results[i] = engine.attempt_batch(ids[i], app.config)
+        except Exception as error:  # noqa: BLE001  (the assertion names it)
+            results[i] = error
+
+    threads = [threading.Thread(target=leader, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [[]] * 4  # none failed (on PostgreSQL the claims lock rows in id order)
+    assert sorted(e["body"]["id"] for e in receiver.events()) == sorted(
+        WebhookDelivery.get_by_id(i).event_id for i in ids
+    )
+    assert all(log(i) == [(1, "initial", "succeeded")] for i in ids)
