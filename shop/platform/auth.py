@@ -6,12 +6,13 @@ import hmac
 from flask import current_app, g, request
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, on_postgres, run_sql
 from shop.models import ApiKey, Tenant
 from shop.models.tenancy import PLANS_WITH_API
 from shop.platform import auth_failures, ratelimit
 from shop.platform.auth_failures import blocked_addresses
 from shop.platform.errors import ApiError
+from shop.platform.ratelimit import Take
 
 BILLING_OK = ("active", "trialing")
 BILLING_INACTIVE = ("canceled", "unpaid")
@@ -38,7 +39,9 @@ def authenticate() -> None:
     if view is None or getattr(view, "_public", False):
         return
     _refuse_blocked_address()
-    key = find_key(_bearer_token())
+    config = current_app.config
+    capacity, refill = int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"])
+    key, taken = find_key_and_take(_bearer_token(), capacity, refill)
     if key is None:
         _record_failure()
         raise ApiError(
@@ -48,8 +51,6 @@ def authenticate() -> None:
             headers={"WWW-Authenticate": www_authenticate()},
         )
     g.api_key, g.tenant = key, key.tenant
-    config = current_app.config
-    taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
     g.rate_headers = taken.headers()
     if not taken.granted:
         raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later.")
@@ -80,20 +81,56 @@ FIND_KEY_SQL = named_sql(
 )
 
 
+# PostgreSQL: the key lookup and its bucket's take in one statement (one round trip instead of two);
+# the take's subquery has find_key's rule, so a token is taken only from a live key's bucket
+FIND_KEY_AND_TAKE_SQL = named_sql(
+    "WITH taken AS ("
+    + ratelimit.take_sql(
+        "(SELECT id FROM api_key WHERE token_hash = :digest AND NOT revoked "
+        "AND (expires_at IS NULL OR expires_at > :moment))"
+    )
+    + f") SELECT {ApiKey.columns('k')}, {Tenant.columns('t')}, taken.tokens, taken.granted "
+    "FROM api_key AS k JOIN tenant AS t ON t.id = k.tenant_id LEFT JOIN taken ON TRUE "
+    "WHERE k.token_hash = :digest"
+)
+
+
+def find_key_and_take(token: str | None, capacity: int, refill: float) -> tuple[ApiKey | None, Take | None]:
+    """The live key with this token and a token taken from its bucket; (None, None) for no live key."""
+    if not token:
+        return None, None
+    if not on_postgres():
+        key = find_key(token)
+        return key, (ratelimit.take(key.id, capacity, refill) if key else None)
+    moment, digest = clock.now(), hash_token(token)
+    params = {**ratelimit.take_params(capacity, refill), "digest": digest, "moment": moment}
+    rows = run_sql(FIND_KEY_AND_TAKE_SQL, params)
+    key = _live_key(rows[0][:-2], digest, moment) if rows else None
+    if key is None:
+        return None, None
+    tokens, granted = rows[0][-2:]
+    if tokens is None:  # the key's first request: no bucket yet
+        return key, ratelimit.take(key.id, capacity, refill)
+    return key, Take(bool(granted), float(tokens), capacity, refill)
+
+
 def find_key(token: str | None) -> ApiKey | None:
     """The live (unrevoked, unexpired) key with this token, compared in constant time."""
     if not token:
         return None
     digest = hash_token(token)
     rows = run_sql(FIND_KEY_SQL, {"digest": digest})
-    if not rows:
-        return None
+    return _live_key(rows[0], digest, clock.now()) if rows else None
+
+
+def _live_key(row, digest: str, moment) -> ApiKey | None:
+    """The key (with its tenant) of a FIND_KEY_SQL row, if it is live at `moment`."""
     split = len(ApiKey._meta.sorted_fields)
-    key = ApiKey.from_row(rows[0][:split])
-    key.tenant = Tenant.from_row(rows[0][split:])
+    key = ApiKey.from_row(row[:split])
+    key.tenant = Tenant.from_row(row[split:])
     if not hmac.compare_digest(key.token_hash, digest) or key.revoked:
         return None
-    if key.expires_at is not None and key.expires_at <= clock.now():
+    if key.expires_at is not None and key.expires_at <= moment:
         return None
     return key
 
