@@ -269,9 +269,12 @@ def serialize(*names) -> None:
     send rate) holds across processes and machines. Released at commit or rollback.
     """
     if on_postgres():
-        db.execute_sql(
-            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (":".join(str(name) for name in names),)
-        )
+        db.execute_sql("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock_name(*names),))
+
+
+def lock_name(*names) -> str:
+    """The text an advisory lock of serialize() is named by (hashed into the lock's key)."""
+    return ":".join(str(name) for name in names)
 
 
 def locked(query):
