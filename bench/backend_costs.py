@@ -30,6 +30,7 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -126,7 +127,7 @@ def one(operation: str, backend: str, count: int, folder: Path) -> dict:
     """One operation on a fresh database of the backend, in a child process."""
     backends = load_module("backends")
     database, drop = backends.new_database(backend, folder)
-    name = database.rsplit("/", 1)[-1]
+    name = urlsplit(database).path.lstrip("/")
     if backend == "postgres":
         backends.admin(f"ALTER DATABASE \"{name}\" SET log_statement = 'all'")
     env = {
@@ -192,7 +193,8 @@ def main() -> int:
                 f"{f['peewee_statements']:10.1f} {'-' if server is None else f'{server:9.1f}':>9s}",
                 flush=True,
             )
-    print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"load average {load}; PostgreSQL at {load_module('backends').transport()}")
     return 0
 
 
