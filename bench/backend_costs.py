@@ -10,6 +10,10 @@ operations on SQLite and PostgreSQL in one run:
 - booking: GET the day's slots, then POST an appointment in the first free one;
 - emit: one event emitted in a write transaction (event, delivery rows, the queued job).
 
+Columns: wall and CPU milliseconds of this process per operation, the CPU milliseconds the
+PostgreSQL server processes of the database spent per operation (/proc, this machine only), the
+statements peewee sent and those the server logged.
+
     python bench/backend_costs.py [--count 200]
 
 Reads the PostgreSQL server log (/var/log/postgresql) for the statement counts where it can;
@@ -60,6 +64,24 @@ def server_statements(database: str, offset: int) -> int | None:
         return None
     marks = (f"@{database} LOG:  statement:", f"@{database} LOG:  execute")
     return sum(1 for line in text.splitlines() if any(mark in line for mark in marks))
+
+
+def backend_cpu_seconds(database: str) -> float:
+    """CPU time (user and system) of the server processes connected to `database` so far."""
+    import psycopg
+
+    backends = load_module("backends")
+    with psycopg.connect(backends.postgres_server(), autocommit=True, connect_timeout=5) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)).fetchall()
+    pids = [pid for (pid,) in rows]
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # not on this machine, or already gone
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def run_child(operation: str, count: int) -> dict:
@@ -153,12 +175,16 @@ def one(operation: str, backend: str, count: int, folder: Path) -> dict:
     try:
         assert child.stdout.readline().strip() == "ready", "the child did not get ready"
         offset = server_log_size()
+        server_cpu = backend_cpu_seconds(name) if backend == "postgres" else 0.0
         child.stdin.write("go\n")
         child.stdin.flush()
-        out, _ = child.communicate(timeout=300)
-        if child.returncode != 0:
+        line = child.stdout.readline()  # the child waits with its connections open until told to end
+        if not line.strip():
             raise SystemExit(f"{operation} on {backend} failed")
-        figures = json.loads(out.strip().splitlines()[-1])
+        figures = json.loads(line)
+        if backend == "postgres":
+            figures["server_cpu_ms"] = 1000 * (backend_cpu_seconds(name) - server_cpu) / count
+        child.communicate("end\n", timeout=60)
         if backend == "postgres":
             time.sleep(0.2)  # the logger process writes behind
             logged = server_statements(name, offset)
@@ -179,18 +205,20 @@ def main() -> int:
     if not 10 <= args.count <= 2000:
         parser.error("keep it bounded: count 10-2000")
     if args.child:
-        print(json.dumps(run_child(args.child, args.count)))
+        print(json.dumps(run_child(args.child, args.count)), flush=True)
+        sys.stdin.readline()
         return 0
     folder = Path(tempfile.mkdtemp(prefix=f"shop-costs-{uuid.uuid4().hex[:6]}-"))
-    heading = ("operation", "backend", "wall ms", "cpu ms", "statements", "on server")
-    print("{:10s} {:9s} {:>8s} {:>7s} {:>10s} {:>9s}".format(*heading))
+    heading = ("operation", "backend", "wall ms", "cpu ms", "server cpu", "statements", "on server")
+    print("{:10s} {:9s} {:>8s} {:>7s} {:>10s} {:>10s} {:>9s}".format(*heading))
     for operation in args.operations:
         for backend in ("sqlite", "postgres"):
             f = one(operation, backend, args.count, folder)
             server = f.get("server_statements")
             print(
                 f"{operation:10s} {backend:9s} {f['wall_ms']:8.2f} {f['cpu_ms']:7.2f} "
-                f"{f['peewee_statements']:10.1f} {'-' if server is None else f'{server:9.1f}':>9s}",
+                f"{f.get('server_cpu_ms', 0):10.2f} {f['peewee_statements']:10.1f} "
+                f"{'-' if server is None else f'{server:9.1f}':>9s}",
                 flush=True,
             )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
