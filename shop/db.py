@@ -62,10 +62,10 @@ def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_com
     if not db.is_closed():
         db.close()
     if is_postgres(target):
-        from playhouse.postgres_ext import Psycopg3Database  # psycopg is the `postgres` extra
+        from shop.postgres import ShopPostgresDatabase  # psycopg is the `postgres` extra
 
         options = postgres_options(busy_timeout_seconds, synchronous_commit)
-        db.initialize(Psycopg3Database(target, options=options, connect_timeout=10))
+        db.initialize(ShopPostgresDatabase(target, options=options, connect_timeout=10))
     else:
         _sqlite.init(
             target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds, returning_clause=True
@@ -310,6 +310,18 @@ def run_sql(text: str, params: dict) -> list:
     """Run a constant hot-path statement and return all its rows ([] for a write without RETURNING)."""
     cursor = db.execute_sql(driver_sql(text), params)
     return cursor.fetchall() if cursor.description else []
+
+
+def run_together(*statements: tuple[str, dict]) -> list[list]:
+    """run_sql for several statements in order, each one's rows: on PostgreSQL in one round trip.
+
+    Each statement still starts once the one before has finished (a lock taken by one is held
+    when the next reads); only the waiting for the answers is shared.
+    """
+    if not on_postgres():
+        return [run_sql(text, params) for text, params in statements]
+    cursors = db.obj.execute_together([(driver_sql(text), params) for text, params in statements])
+    return [cursor.fetchall() if cursor.description else [] for cursor in cursors]
 
 
 def write_sql(text: str, params: dict) -> list:
