@@ -324,6 +324,13 @@ def run_together(*statements: tuple[str, dict]) -> list[list]:
     return [cursor.fetchall() if cursor.description else [] for cursor in cursors]
 
 
+def deferred():
+    """Inside a write transaction, around writes whose results nobody reads: on PostgreSQL they go
+    out without waiting and are answered with the transaction's next statement or its COMMIT (an
+    error in one is raised there); on SQLite each runs as usual."""
+    return db.obj.deferred_writes() if on_postgres() else contextlib.nullcontext()
+
+
 def write_sql(text: str, params: dict) -> list:
     """run_sql for a statement that writes on its own (no transaction around it): through the gate."""
     with writer_gate.held():

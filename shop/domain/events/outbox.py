@@ -9,7 +9,7 @@ import logging
 import secrets
 
 from shop import clock, queue
-from shop.db import named_sql, on_postgres, run_sql
+from shop.db import deferred, named_sql, on_postgres, run_sql
 from shop.domain.events.catalog import matches
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 
@@ -64,8 +64,9 @@ def envelope(event: Event) -> dict:
 
 def fan_out(event: Event, subscriptions: list[WebhookSubscription]) -> list[str]:
     """Queue the event for each of its tenant's enabled subscriptions that wants it (same transaction)."""
-    ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
-    enqueue(ids)
+    with deferred():  # PostgreSQL: written with the transaction's next round trip (its COMMIT)
+        ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
+        enqueue(ids)
     return ids
 
 
