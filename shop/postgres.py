@@ -44,7 +44,10 @@ class ShopPostgresDatabase(Psycopg3Database):
 
     def execute_sql(self, sql, params=None, named_cursor=None):
         if self._holding(outside_block=True):  # held writes: this statement brings their answers
-            return self._flush(lambda: Psycopg3Database.execute_sql(self, sql, params, named_cursor))
+            if named_cursor:  # a server-side cursor cannot run in a pipeline: theirs come first
+                self._flush()
+            else:
+                return self._flush(lambda: Psycopg3Database.execute_sql(self, sql, params))
         if named_cursor or not self._owes_begin():  # a server-side cursor gets its BEGIN in cursor()
             return super().execute_sql(sql, params, named_cursor=named_cursor)
         conn = self._state.conn
