@@ -19,9 +19,9 @@ class ShopPostgresDatabase(Psycopg3Database):
     transaction that ran no statement sends neither BEGIN nor COMMIT, and a raw cursor taken
     inside the transaction (executemany) gets its BEGIN first as before.
 
-    `deferred_writes()` holds writes nobody reads the answer of (an event's deliveries and their jobs) in
-    an open pipeline: they go out at once, and their answers come back with the transaction's next
-    statement or its COMMIT, in that one round trip.
+    `deferred_writes()` holds writes nobody reads the answer of (an event's deliveries and their
+    jobs) in an open pipeline: they go out at once, and their answers come back with the
+    transaction's next statement or its COMMIT, in that one round trip.
     """
 
     def __init__(self, *args, **kwargs):
