@@ -37,6 +37,7 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from datetime import date, timedelta  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
+from urllib.parse import urlsplit, urlunsplit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -92,8 +93,23 @@ def fixture(tenants: int) -> dict:
 # ---- the parent: databases, rounds, the report ----
 
 
+SOCKET_DIR = "/var/run/postgresql"  # Debian's: where the server on this box listens besides TCP
+
+
 def postgres_server() -> str:
-    return os.environ.get("SHOP_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    """SHOP_BENCH_POSTGRES_URL, else the server on this box: through its Unix socket where it has one
+    (the one-box configuration docs/operations.md describes), else over TCP on 127.0.0.1."""
+    if os.environ.get("SHOP_BENCH_POSTGRES_URL"):
+        return os.environ["SHOP_BENCH_POSTGRES_URL"]
+    if Path(SOCKET_DIR, ".s.PGSQL.5432").exists():
+        return f"postgresql://postgres@/test?host={SOCKET_DIR}"
+    return "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def with_database(url: str, name: str) -> str:
+    """The same server's URL naming another database (the query, e.g. a socket's host, kept)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def admin(sql: str) -> None:
@@ -112,9 +128,7 @@ def new_database(backend: str, folder: Path) -> tuple[str, callable]:
         ]
     name = f"shop_bench_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     admin(f'CREATE DATABASE "{name}"')
-    return f"{postgres_server().rsplit('/', 1)[0]}/{name}", lambda: admin(
-        f'DROP DATABASE "{name}" WITH (FORCE)'
-    )
+    return with_database(postgres_server(), name), lambda: admin(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def run_workload(workload: str, backend: str, folder: Path, args) -> dict:
@@ -153,6 +167,13 @@ def run_workload(workload: str, backend: str, folder: Path, args) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def transport() -> str:
+    """How the bench reaches PostgreSQL: the Unix socket's directory or host:port."""
+    parts = urlsplit(postgres_server())
+    socket = dict(pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair).get("host")
+    return f"Unix socket {socket}" if socket else f"TCP {parts.hostname}:{parts.port or 5432}"
+
+
 def report(figures: dict) -> bool:
     """Print each workload's median per backend and the ratio against its goal; True when all met."""
     print(f"\n{'workload':10s} {'sqlite':>10s} {'postgres':>10s} {'pg/sqlite':>10s}  goal")
@@ -170,7 +191,7 @@ def report(figures: dict) -> bool:
             f"{'met' if met else 'MISSED'}  ({figures[workload]['sqlite'][0]['unit']})"
         )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    print(f"machine: {os.cpu_count()} cores, load average {load}")
+    print(f"machine: {os.cpu_count()} cores, load average {load}; PostgreSQL at {transport()}")
     return all_met
 
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import threading
+import time
 
 from huey.constants import EmptyData
 from huey.storage import PostgresStorage, SqliteStorage
@@ -179,16 +180,42 @@ def queue_ddl() -> list[str]:
 
 
 class SharedPostgresStorage(PostgresStorage):
-    """PostgresStorage (claims with FOR UPDATE SKIP LOCKED, wakes on LISTEN/NOTIFY) with these changes:
+    """PostgresStorage (claims with FOR UPDATE SKIP LOCKED, wakes on LISTEN/NOTIFY) with these changes,
+    each measured in docs/performance.md (SQLite and PostgreSQL on one box):
 
     - a task enqueued inside one of the app's transactions is written through the app's connection,
-      so it commits with the rows it is about or not at all; its NOTIFY is sent at that commit;
+      so it commits with the rows it is about or not at all; its NOTIFY is sent at that commit (the
+      insert and the notify are one statement);
+    - a task costs one statement to take instead of three: the take also says whether the queue has
+      any key at all (a revoke, a lock), and when it has none Huey's revoke read before the task is
+      answered without a query; the revoke flag Huey clears after the task is then cleared by the
+      same worker's next take (when a revoke arrived meanwhile);
+    - a NOTIFY wakes one idle worker of the process, not all of them: the idle workers take turns on
+      one LISTEN connection and a notification received is handed to one waiting worker (Huey gives
+      every worker its own LISTEN, and each of them runs a take for every task enqueued);
     - the schema is created only by the app (init-db, create_app) with its own tables;
     - no connection at construction: `use_dsn()` names the database (shop.queue.setup).
     """
 
     def __init__(self, name, dsn: str, **kwargs):
         super().__init__(name, dsn=dsn, create_tables=False, **kwargs)
+        self._worker = threading.local()  # per worker thread: what its last take said (see take())
+        self._listener = None  # the LISTEN connection of this process, used by one idle worker at a time
+        self._wakes = threading.Condition()
+        self._listening = False  # whether an idle worker is waiting on the LISTEN connection
+        self._pending_wakes = 0  # notifications received and not yet taken by a worker
+        self.take_sql = (
+            f"WITH cleared AS (DELETE FROM {self.table_kv} WHERE queue = %(queue)s AND key = %(clear)s), "
+            f"taken AS (DELETE FROM {self.table_task} WHERE id = (SELECT id FROM {self.table_task} "
+            "WHERE queue = %(queue)s ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+            "RETURNING data) "
+            f"SELECT data, EXISTS (SELECT 1 FROM {self.table_kv} WHERE queue = %(queue)s "
+            "AND key IS DISTINCT FROM %(clear)s) FROM taken"
+        )
+        self.enqueue_sql = (
+            f"WITH queued AS (INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s) "
+            "RETURNING id) SELECT pg_notify(%s, '') FROM queued"
+        )
 
     def probe(self) -> None:
         """Read the task table (the health check): raises when the queue cannot be reached."""
@@ -214,10 +241,87 @@ class SharedPostgresStorage(PostgresStorage):
 
     def enqueue(self, data, priority=None):
         if self._in_app_transaction():
-            app_db.execute_sql(
-                f"INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s)",
-                (self.name, data, priority or 0),
-            )
-            app_db.execute_sql("SELECT pg_notify(%s, '')", (self.channel,))
+            app_db.execute_sql(self.enqueue_sql, (self.name, data, priority or 0, self.channel))
         else:
             super().enqueue(data, priority)
+
+    def close(self):
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            self._close_quiet(listener)
+        return super().close()
+
+    def _dequeue(self):
+        """Take the next task in one statement, clearing the revoke flag left by this worker's last task."""
+        worker = self._worker
+        clear = getattr(worker, "clear", None)
+        with self.db() as curs:
+            curs.execute(self.take_sql, {"queue": self.name, "clear": clear})
+            row = curs.fetchone()
+        worker.clear, worker.ran = None, None
+        worker.keyless = row is not None and not row[1]  # no revoke could apply to this task
+        return bytes(row[0]) if row is not None else None
+
+    def peek_many(self, keys):
+        # right after a take that saw no key in the queue, this is Huey's revoke check of that task
+        if getattr(self._worker, "keyless", False):
+            self._worker.keyless, self._worker.ran = False, (keys[0] if keys else None)
+            return {}
+        return super().peek_many(keys)
+
+    def delete_data(self, key):
+        # Huey clearing the revoke flag of the task just run (a revoke sent while it ran): the next
+        # take of this worker does it
+        if key is not None and key == getattr(self._worker, "ran", None):
+            self._worker.ran, self._worker.clear = None, self._key(key)
+            return False
+        return super().delete_data(key)
+
+    def dequeue(self):
+        data = self._dequeue()
+        if data is not None or not self.blocking:
+            return data
+        deadline = time.monotonic() + self.read_timeout
+        while self._wait_for_wake(deadline):
+            data = self._dequeue()
+            if data is not None:
+                return data  # else another worker (of this process or another) took it first
+        return None
+
+    def _wait_for_wake(self, deadline: float) -> bool:
+        """Wait until a notification is handed to this worker (True) or the deadline passes (False)."""
+        with self._wakes:
+            while True:
+                if self._pending_wakes:  # a notification another worker received for this one
+                    self._pending_wakes -= 1
+                    return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                if not self._listening:
+                    self._listening = True  # this worker listens for the process's idle workers
+                    break
+                self._wakes.wait(remaining)
+        received = 0
+        try:
+            received = self._listen(deadline - time.monotonic())
+        finally:
+            with self._wakes:
+                self._listening = False
+                self._pending_wakes += max(received - 1, 0)
+                self._wakes.notify(max(received, 1))  # one waiter listens next, the others take a wake each
+        return received > 0
+
+    def _listen(self, timeout: float) -> int:
+        """Notifications received on the process's LISTEN connection within `timeout` (at least one, or 0)."""
+        if timeout <= 0:
+            return 0
+        conn = self._listener
+        if conn is not None and (conn.closed or conn.broken):
+            self._close_quiet(conn)
+            conn = None
+        if conn is None:
+            conn = self._connect()
+            conn.execute('listen "{}"'.format(self.channel.replace('"', '""')))
+            self._listener = conn
+        return len(list(conn.notifies(timeout=timeout, stop_after=1)))

@@ -79,6 +79,17 @@ class BaseModel(Model):
         The SQL text depends only on the model and the columns given, so it is built once and the
         driver prepares it once: for rows written on hot paths (events, deliveries).
         """
+        sql, params = cls.insert_statement(**values)
+        db.execute_sql(driver_sql(sql), params)
+        if any(isinstance(value, Model) for value in values.values()):  # a related row: peewee's setter
+            return cls(__no_default__=True, **values)
+        instance = cls(__no_default__=True)
+        instance.__data__, instance._dirty = dict(values), set(values)
+        return instance
+
+    @classmethod
+    def insert_statement(cls, **values) -> tuple[str, dict]:
+        """insert_row's constant named_sql INSERT and its parameters (named after the fields)."""
         key = (cls, tuple(values))
         fields = [cls._meta.fields[name] for name in values]
         sql = _INSERT_SQL.get(key)
@@ -87,12 +98,7 @@ class BaseModel(Model):
             params = ", ".join(f":{field.name}" for field in fields)
             table = cls._meta.table_name
             sql = _INSERT_SQL[key] = named_sql(f"INSERT INTO {table} ({columns}) VALUES ({params})")
-        db.execute_sql(driver_sql(sql), {field.name: field.db_value(values[field.name]) for field in fields})
-        if any(isinstance(value, Model) for value in values.values()):  # a related row: peewee's setter
-            return cls(__no_default__=True, **values)
-        instance = cls(__no_default__=True)
-        instance.__data__, instance._dirty = dict(values), set(values)
-        return instance
+        return sql, {field.name: field.db_value(values[field.name]) for field in fields}
 
     @classmethod
     def for_tenant(cls, tenant_id: str):

@@ -6,12 +6,13 @@ import hmac
 from flask import current_app, g, request
 
 from shop import clock
-from shop.db import named_sql, run_sql
+from shop.db import named_sql, on_postgres, run_sql
 from shop.models import ApiKey, Tenant
 from shop.models.tenancy import PLANS_WITH_API
 from shop.platform import auth_failures, ratelimit
 from shop.platform.auth_failures import blocked_addresses
 from shop.platform.errors import ApiError
+from shop.platform.ratelimit import Take
 
 BILLING_OK = ("active", "trialing")
 BILLING_INACTIVE = ("canceled", "unpaid")
@@ -40,7 +41,7 @@ def authenticate() -> None:
     if request.blueprint == "console":  # signed in by its session cookie instead (shop/console/guard.py)
         return
     refuse_blocked_address()
-    key = find_key(_bearer_token())
+    key, taken = find_key_and_take(_bearer_token(), *_bucket_settings())
     if key is None:
         record_failure()
         raise ApiError(
@@ -49,20 +50,27 @@ def authenticate() -> None:
             "Missing, malformed, revoked or expired API key.",
             headers={"WWW-Authenticate": www_authenticate()},
         )
-    admit(key, getattr(view, "_required_scope", None), ungated=getattr(view, "_ungated", False))
+    admit(key, getattr(view, "_required_scope", None), ungated=getattr(view, "_ungated", False), taken=taken)
 
 
-def admit(key: ApiKey, required_scope: str | None, ungated: bool = False) -> None:
-    """A verified key's gates: its rate-limit bucket, the tenant, the scope (the console's too)."""
+def admit(key: ApiKey, required_scope: str | None, ungated: bool = False, taken: Take | None = None) -> None:
+    """A verified key's gates: its rate-limit bucket (unless already `taken` with the key's lookup),
+    the tenant, the scope (the console's too)."""
     g.api_key, g.tenant = key, key.tenant
-    config = current_app.config
-    taken = ratelimit.take(key.id, int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"]))
+    if taken is None:
+        taken = ratelimit.take(key.id, *_bucket_settings())
     g.rate_headers = taken.headers()
     if not taken.granted:
         raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later.")
     g.usage_loggable = True
     check_tenant(key.tenant, ungated=ungated)
     check_scope(key, required_scope)
+
+
+def _bucket_settings() -> tuple[int, float]:
+    """The token bucket's capacity and refill per second."""
+    config = current_app.config
+    return int(config["RATE_LIMIT_CAPACITY"]), float(config["RATE_LIMIT_REFILL"])
 
 
 def www_authenticate() -> str:
@@ -87,18 +95,46 @@ FIND_KEY_SQL = named_sql(
 )
 
 
+# PostgreSQL: the key lookup and its bucket's take in one statement (one round trip instead of two);
+# the take's subquery has find_key's rule, so a token is taken only from a live key's bucket
+FIND_KEY_AND_TAKE_SQL = named_sql(
+    "WITH taken AS ("
+    + ratelimit.take_sql(
+        "(SELECT id FROM api_key WHERE token_hash = :digest AND NOT revoked "
+        "AND (expires_at IS NULL OR expires_at > :moment))"
+    )
+    + f") SELECT {ApiKey.columns('k')}, {Tenant.columns('t')}, taken.tokens, taken.granted "
+    "FROM api_key AS k JOIN tenant AS t ON t.id = k.tenant_id LEFT JOIN taken ON TRUE "
+    "WHERE k.token_hash = :digest"
+)
+
+
+def find_key_and_take(token: str | None, capacity: int, refill: float) -> tuple[ApiKey | None, Take | None]:
+    """The live key with this token and a token taken from its bucket; (None, None) for no live key."""
+    if not token:
+        return None, None
+    if not on_postgres():
+        key = find_key(token)
+        return key, (ratelimit.take(key.id, capacity, refill) if key else None)
+    moment, digest = clock.now(), hash_token(token)
+    params = {**ratelimit.take_params(capacity, refill), "digest": digest, "moment": moment}
+    rows = run_sql(FIND_KEY_AND_TAKE_SQL, params)
+    key = _live_key(rows[0][:-2], digest, moment) if rows else None
+    if key is None:
+        return None, None
+    tokens, granted = rows[0][-2:]
+    if tokens is None:  # the key's first request: no bucket yet
+        return key, ratelimit.take(key.id, capacity, refill)
+    return key, Take(bool(granted), float(tokens), capacity, refill)
+
+
 def find_key(token: str | None) -> ApiKey | None:
     """The live (unrevoked, unexpired) key with this token, compared in constant time."""
     if not token:
         return None
     digest = hash_token(token)
     rows = run_sql(FIND_KEY_SQL, {"digest": digest})
-    if not rows:
-        return None
-    key = _key_with_tenant(rows[0])
-    if not hmac.compare_digest(key.token_hash, digest):
-        return None
-    return key if is_live(key) else None
+    return _live_key(rows[0], digest) if rows else None
 
 
 FIND_KEY_BY_ID_SQL = named_sql(
@@ -110,24 +146,20 @@ FIND_KEY_BY_ID_SQL = named_sql(
 def live_key_by_id(key_id: str) -> ApiKey | None:
     """The key with this id (the console's session holds the id, never the token), if still live."""
     rows = run_sql(FIND_KEY_BY_ID_SQL, {"key_id": key_id})
-    if not rows:
-        return None
-    key = _key_with_tenant(rows[0])
-    return key if is_live(key) else None
+    return _live_key(rows[0]) if rows else None
 
 
-def _key_with_tenant(row) -> ApiKey:
+def _live_key(row, digest: str | None = None, moment=None) -> ApiKey | None:
+    """The key (with its tenant) of a FIND_KEY_SQL row, if it is live at `moment` (now) and, when a
+    token's digest is given, its hash matches in constant time."""
     split = len(ApiKey._meta.sorted_fields)
     key = ApiKey.from_row(row[:split])
     key.tenant = Tenant.from_row(row[split:])
+    if digest is not None and not hmac.compare_digest(key.token_hash, digest):
+        return None
+    if key.revoked or (key.expires_at is not None and key.expires_at <= (moment or clock.now())):
+        return None
     return key
-
-
-def is_live(key: ApiKey) -> bool:
-    """Neither revoked nor expired."""
-    if key.revoked:
-        return False
-    return key.expires_at is None or key.expires_at > clock.now()
 
 
 def check_tenant(tenant: Tenant, ungated: bool = False) -> None:

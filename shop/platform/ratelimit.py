@@ -10,11 +10,18 @@ from shop.db import named_sql, write_sql
 # so two processes can never both take the last token
 _REFILLED = "(tokens + (:now - updated_at) * :refill)"
 _CAPPED = f"(CASE WHEN {_REFILLED} > :capacity THEN :capacity ELSE {_REFILLED} END)"
-TAKE_SQL = named_sql(
-    f"UPDATE rate_bucket SET tokens = CASE WHEN {_CAPPED} >= 1 THEN {_CAPPED} - 1 ELSE {_CAPPED} END, "
-    f"granted = ({_CAPPED} >= 1), updated_at = :now "
-    "WHERE api_key_id = :key RETURNING tokens, granted"
-)
+
+
+def take_sql(key: str) -> str:
+    """The take statement for the bucket of the key `key` names (a parameter or a subquery)."""
+    return (
+        f"UPDATE rate_bucket SET tokens = CASE WHEN {_CAPPED} >= 1 THEN {_CAPPED} - 1 ELSE {_CAPPED} END, "
+        f"granted = ({_CAPPED} >= 1), updated_at = :now "
+        f"WHERE api_key_id = {key} RETURNING tokens, granted"
+    )
+
+
+TAKE_SQL = named_sql(take_sql(":key"))
 CREATE_SQL = named_sql(
     "INSERT INTO rate_bucket (api_key_id, tokens, updated_at, granted) "
     "VALUES (:key, :capacity, :now, :yes) ON CONFLICT (api_key_id) DO NOTHING"
@@ -52,15 +59,14 @@ class Take:
         return max(1, math.ceil((1 - self.tokens) / self.refill))
 
 
+def take_params(capacity: int, refill: float) -> dict:
+    """The parameters of the take statement, but the key."""
+    return {"now": clock.timestamp(), "refill": refill, "capacity": capacity, "yes": True}
+
+
 def take(api_key_id: str, capacity: int, refill: float) -> Take:
     """Take one token from the key's bucket in a single atomic statement."""
-    params = {
-        "now": clock.timestamp(),
-        "refill": refill,
-        "capacity": capacity,
-        "key": api_key_id,
-        "yes": True,
-    }
+    params = {**take_params(capacity, refill), "key": api_key_id}
     rows = write_sql(TAKE_SQL, params)
     if not rows:
         # first request of this key: start from a full bucket, then take as usual

@@ -1,9 +1,11 @@
 """The per-key token bucket: capacity, refill, headers, and separate buckets per key."""
 
+from datetime import datetime
+
 import pytest
 
 from shop import clock
-from shop.models import UsageLog
+from shop.models import ApiKey, UsageLog
 from tests.helpers import ALL_SCOPES, assert_error, auth_headers, logged_rows, tenant_fixture
 
 
@@ -82,3 +84,18 @@ def test_live_and_test_keys_have_separate_buckets(client, load, small_bucket):
     response = client.get("/api/v1/me", headers=live_key)
     assert response.status_code == 200
     assert response.headers["RateLimit-Remaining"] == "4"
+
+
+@pytest.mark.parametrize(
+    "dead",
+    [{"revoked": True}, {"expires_at": datetime(2000, 1, 1)}],
+    ids=["a revoked key", "an expired key"],
+)
+def test_requests_with_a_dead_key_take_nothing_from_its_bucket(client, acme, small_bucket, dead):
+    assert client.get("/api/v1/me", headers=acme).headers["RateLimit-Remaining"] == "4"
+    ApiKey.update(**dead).where(ApiKey.id == "key_acme").execute()
+    for _ in range(3):
+        assert_error(client.get("/api/v1/me", headers=acme), 401, "unauthorized")
+    ApiKey.update(revoked=False, expires_at=None).where(ApiKey.id == "key_acme").execute()
+
+    assert client.get("/api/v1/me", headers=acme).headers["RateLimit-Remaining"] == "3"

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from shop import clock
-from shop.db import named_sql, run_sql, serialize
+from shop.db import lock_name, named_sql, on_postgres, run_sql, run_together, serialize
 from shop.models import Appointment, Tenant
 from shop.models.appointments import HOLD_MINUTES_DEFAULT
 from shop.platform.errors import ApiError
@@ -95,11 +95,52 @@ class Booking:
         return next((t for t in self.techs if t.get("id") == tech_id), None)
 
 
+BOOKING_SQL = named_sql("SELECT booking, timezone FROM tenant WHERE id = :tenant")
+# PostgreSQL: the day's lock taken by the statement that reads the settings (locked_day)
+LOCKED_BOOKING_SQL = named_sql(
+    "SELECT booking, timezone, pg_advisory_xact_lock(hashtextextended(:lock, 0)) "
+    "FROM tenant WHERE id = :tenant"
+)
+
+
 def booking_of(tenant_id: str) -> tuple[Booking | None, ZoneInfo]:
     """The tenant's booking settings and its timezone."""
-    query = Tenant.select(Tenant.booking, Tenant.timezone).where(Tenant.id == tenant_id)
-    settings, zone = query.tuples().get()
-    return Booking.of(settings), ZoneInfo(zone)
+    return _booking(run_sql(BOOKING_SQL, {"tenant": tenant_id}))
+
+
+def locked_day(
+    tenant_id: str, day: date, exclude_id: int | None = None, exclude_hold: str | None = None
+) -> tuple[Booking | None, list[tuple]]:
+    """lock_day, then the tenant's booking settings and day_taken (none without settings): on
+    PostgreSQL one round trip, the lock and the settings in one statement, the day read by the next
+    one, so after the lock is held."""
+    if not on_postgres():
+        lock_day(tenant_id, day)
+        booking, _ = booking_of(tenant_id)
+        return booking, (day_taken(tenant_id, day, exclude_id, exclude_hold) if booking else [])
+    settings, taken = run_together(
+        (LOCKED_BOOKING_SQL, {"tenant": tenant_id, "lock": lock_name("slot-capacity", tenant_id, day)}),
+        (DAY_TAKEN_SQL, _day_taken_params(tenant_id, day, exclude_id, exclude_hold)),
+    )
+    booking, _ = _booking(settings)
+    return booking, (_spans(taken) if booking else [])
+
+
+def booking_and_day(tenant_id: str, day: date) -> tuple[Booking | None, ZoneInfo, list[tuple] | None]:
+    """booking_of, and on PostgreSQL day_taken too, in the same round trip (None: not read yet)."""
+    if not on_postgres():  # no round trip to save: the day is read when it is needed
+        return (*booking_of(tenant_id), None)
+    settings, taken = run_together(
+        (BOOKING_SQL, {"tenant": tenant_id}), (DAY_TAKEN_SQL, _day_taken_params(tenant_id, day, None, None))
+    )
+    return (*_booking(settings), _spans(taken))
+
+
+def _booking(rows: list) -> tuple[Booking | None, ZoneInfo]:
+    if not rows:
+        raise Tenant.DoesNotExist("no such tenant")
+    settings, zone = rows[0][:2]
+    return Booking.of(Tenant.booking.python_value(settings)), ZoneInfo(zone)
 
 
 class DayLoad:
@@ -185,14 +226,20 @@ def day_taken(
 ) -> list[tuple]:
     """(start, end, tech_id, before, after, is_hold) of the day's non-cancelled appointments and live
     holds (but `exclude_id` and `exclude_hold`); an expired hold simply no longer matches."""
-    params = {
+    return _spans(run_sql(DAY_TAKEN_SQL, _day_taken_params(tenant_id, day, exclude_id, exclude_hold)))
+
+
+def _day_taken_params(tenant_id: str, day: date, exclude_id: int | None, exclude_hold: str | None) -> dict:
+    return {
         "tenant": tenant_id,
         "day": day.isoformat(),
         "exclude": exclude_id or 0,
         "now": clock.now(),
         "exclude_hold": exclude_hold or "",
     }
-    rows = run_sql(DAY_TAKEN_SQL, params)
+
+
+def _spans(rows: list) -> list[tuple]:
     return [
         (minutes(t), minutes(t) + length, tech, before, after, hold)
         for t, length, tech, before, after, hold in rows
@@ -221,11 +268,9 @@ def has_capacity(
     Call inside the write transaction that inserts or moves it, so the check and the write hold
     the same lock. Live holds count like bookings; buffers on either side keep their minutes.
     """
-    lock_day(tenant_id, day)
-    booking, _ = booking_of(tenant_id)
+    booking, rows = locked_day(tenant_id, day, exclude_id, exclude_hold)
     if booking is None:
         return True
-    rows = day_taken(tenant_id, day, exclude_id, exclude_hold)
     start, step = minutes(time), booking.slot_minutes
     if Taken.of(rows).remaining(span, start, step, booking.capacity) <= 0:
         return False
@@ -270,7 +315,7 @@ def list_slots(
     """One page of the slot list of a day, as online booking offers it, with `closed` and every
     advisory flag that applies (flags only on an empty day: each one empties it). With `explain`,
     every unavailable slot says why, and the slots a day-wide rule removes are listed to say so."""
-    booking, zone = booking_of(tenant_id)
+    booking, zone, rows = booking_and_day(tenant_id, day)
     envelope = {"object": "list", "data": [], "has_more": False, "next_cursor": None, "closed": False}
     service = _echo(envelope, booking, service_id, tech_id)
     intervals = _day_intervals(envelope, booking, day, zone, tech_id)
@@ -280,9 +325,9 @@ def list_slots(
             service["minutes"] if service else booking.slot_minutes, tech_id=tech_id, **_buffer_args(service)
         )
         if explain and not (envelope.get("disabled") or envelope.get("unknown_tech")):
-            slots = DayPlan(tenant_id, booking, day, zone, span, plain=True).explained()
+            slots = DayPlan(tenant_id, booking, day, zone, span, plain=True, rows=rows).explained()
         elif intervals:
-            slots = DayPlan(tenant_id, booking, day, zone, span).offered(intervals)
+            slots = DayPlan(tenant_id, booking, day, zone, span, rows=rows).offered(intervals)
     page = paginate_list(slots, "time", Appointment.scheduled_time, limit, cursor)
     envelope.update(data=page.items, has_more=page.has_more, next_cursor=page.next_cursor)
     return envelope
@@ -410,9 +455,11 @@ class DayPlan:
         span: Span,
         plain: bool = False,
         exclude_hold: str | None = None,
+        rows: list[tuple] | None = None,
     ):
         self.booking, self.day, self.zone, self.span = booking, day, zone, span
-        rows = day_taken(tenant_id, day, exclude_hold=exclude_hold)
+        if rows is None:  # else day_taken's rows, read already (booking_and_day)
+            rows = day_taken(tenant_id, day, exclude_hold=exclude_hold)
         self.shop = Taken.of(rows, plain)
         self.tech = Taken.of([r for r in rows if r[2] == span.tech_id], plain) if span.tech_id else None
         self.earliest = clock.now().replace(tzinfo=UTC) + timedelta(minutes=booking.min_notice_minutes)

@@ -9,14 +9,15 @@ import logging
 import secrets
 
 from shop import clock, queue
-from shop.db import named_sql, run_sql
+from shop.db import deferred, named_sql, on_postgres, run_sql
 from shop.domain.events.catalog import matches
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 
 log = logging.getLogger("shop.webhooks")
 
 
-# every emitted event runs this, so it is constant SQL the driver prepares once
+# every emitted event runs this, so it is constant SQL the driver prepares once; :tenant is the
+# event's tenant (on PostgreSQL the event's insert, named after its fields, comes in the same statement)
 ENABLED_SQL = named_sql(
     f"SELECT {WebhookSubscription.columns()} FROM webhook_subscription "
     "WHERE tenant_id = :tenant AND enabled = :yes AND deleted_at IS NULL"
@@ -35,10 +36,17 @@ def new_delivery_id() -> str:
 
 def emit(tenant_id: str, type_: str, data: dict) -> Event:
     """Write the event and its deliveries in the caller's transaction; sending follows the commit."""
-    event = Event.insert_row(
+    values = dict(
         id=new_event_id(), tenant=tenant_id, type=type_, api_version="v1", data=data, created=clock.now()
     )
-    fan_out(event)
+    if on_postgres():  # the insert and the read of the subscriptions in one statement: a round trip less
+        sql, params = Event.insert_statement(**values)
+        rows = run_sql(f"WITH inserted AS ({sql}) {ENABLED_SQL}", {**params, "yes": True})
+        event = Event(__no_default__=True, **values)
+    else:
+        event = Event.insert_row(**values)
+        rows = run_sql(ENABLED_SQL, {"tenant": tenant_id, "yes": True})
+    fan_out(event, [WebhookSubscription.from_row(row) for row in rows])
     return event
 
 
@@ -54,12 +62,11 @@ def envelope(event: Event) -> dict:
     }
 
 
-def fan_out(event: Event) -> list[str]:
-    """Queue the event for every enabled subscription of its tenant that wants it (same transaction)."""
-    rows = run_sql(ENABLED_SQL, {"tenant": event.tenant_id, "yes": True})
-    subscriptions = [WebhookSubscription.from_row(row) for row in rows]
-    ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
-    enqueue(ids)
+def fan_out(event: Event, subscriptions: list[WebhookSubscription]) -> list[str]:
+    """Queue the event for each of its tenant's enabled subscriptions that wants it (same transaction)."""
+    with deferred():  # PostgreSQL: written with the transaction's next round trip (its COMMIT)
+        ids = [queue_delivery(sub, event).id for sub in subscriptions if matches(sub.events, event.type)]
+        enqueue(ids)
     return ids
 
 
