@@ -28,6 +28,7 @@ timeout = 30
 # a stop or restart lets requests in flight finish first
 graceful_timeout = 30
 
+
 def child_exit(server, worker):
     """A worker gone: drop its live-gauge files from the metrics directory (prometheus_client's
     multiprocess bookkeeping; its counters stay, so the box's totals never go back)."""
