@@ -53,7 +53,9 @@ def backend_specific(request):
     if request.node.get_closest_marker("sqlite_only") and on_postgres():
         pytest.skip("SQLite-only behaviour (the writer gate, checkpoints, the file copy): not on PostgreSQL")
     if request.node.get_closest_marker("postgres_only") and not on_postgres():
-        pytest.skip("PostgreSQL-only behaviour (several boxes on one database, its queue protocol): not on SQLite")
+        pytest.skip(
+            "PostgreSQL-only behaviour (several boxes on one database, its queue protocol): not on SQLite"
+        )
 
 
 def pytest_sessionfinish(session):
