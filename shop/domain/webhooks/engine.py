@@ -275,14 +275,18 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -
     until = now + timedelta(seconds=hold)
     batch = []
     with write_transaction():
-        # claimed in id order: two batches that share deliveries on PostgreSQL take their row locks
-        # in the same order and so never deadlock; they are sent in the order given
+        # every claim before any attempt row: claimed in id order, two batches that share deliveries
+        # on PostgreSQL take their row locks in the same order; and the attempt rows' foreign key
+        # takes a share lock on the subscription row, which a transaction must not hold while it
+        # waits for a delivery row (a ping queued for that row's FOR UPDATE closed such a cycle)
+        claims = []
         for delivery, body, headers in sorted(signed, key=lambda item: item[0].id):
             previous = delivery.last_attempt_at
             claimed = _claim(delivery.id, hold, now)
-            if claimed is None:  # another worker claimed it since the read
-                continue
-            delivery.attempts, delivery.run_trigger = claimed
+            if claimed is not None:  # else another worker claimed it since the read
+                delivery.attempts, delivery.run_trigger = claimed
+                claims.append((delivery, body, headers, previous))
+        for delivery, body, headers, previous in claims:
             if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
                 run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
             attempt_id = new_attempt_id()
