@@ -42,3 +42,10 @@ def alert_text(response) -> str:
     html = page_text(response)
     start = html.find('role="alert"')
     return html[start : start + 300] if start >= 0 else html[:300]
+
+
+def assert_page(response, status: int) -> None:
+    """A console answer with this status as an HTML page, never a traceback (the refusal's message
+    is what a failing assertion prints)."""
+    assert response.status_code == status, alert_text(response)
+    assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
