@@ -235,3 +235,28 @@ def test_logged_rows_reach_the_database_without_a_report(client, acme):
     while UsageLog.select().count() == 0 and time.monotonic() < deadline:
         time.sleep(0.02)  # the background writer flushes every 0.1 s
     assert UsageLog.select().count() == 1
+
+
+def test_rows_are_written_as_given_whatever_their_characters(acme):
+    # on PostgreSQL a batch goes in as one COPY, whose text format escapes tabs, newlines and
+    # backslashes: each must come back as it was buffered, and the batch commit as one
+    from shop.platform import usage_log
+
+    paths = ["/v1/a\tb", "/v1/line\nbreak", "/v1/back\\slash", "/v1/\\N", "/v1/é€😀", "'\""]
+    for n, path in enumerate(paths):
+        usage_log.buffer.add(
+            {
+                "tenant": "acme",
+                "key": "key_acme",
+                "method": "GET",
+                "path": path,
+                "status": 200 + n,
+                "duration": n,
+                "created": 1_700_000_000_000 + n,
+            }
+        )
+    rows = sorted(logged_rows(), key=lambda row: row.created_ms)
+    assert [(row.path, row.status, row.duration_ms) for row in rows] == [
+        (path, 200 + n, n) for n, path in enumerate(paths)
+    ]
+    assert all(row.tenant_id == "acme" and row.api_key_id == "key_acme" for row in rows)
