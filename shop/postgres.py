@@ -8,6 +8,14 @@ from peewee import __exception_wrapper__
 from playhouse.postgres_ext import Psycopg3Database
 
 
+def _close_quietly(stack: contextlib.ExitStack) -> None:
+    """Leave a pipeline whose transaction already failed: the error being raised says why, and the
+    pipeline's own "aborted" would only add a warning to the log (psycopg logs one when a pipeline
+    is left with an exception in flight and its sync fails too)."""
+    with contextlib.suppress(Exception):
+        stack.close()
+
+
 class ShopPostgresDatabase(Psycopg3Database):
     """Psycopg3Database whose BEGIN travels with the transaction's first statement, and which runs
     several statements in one round trip (execute_together).
@@ -96,9 +104,9 @@ class ShopPostgresDatabase(Psycopg3Database):
             if self._owes_begin():
                 conn.execute("BEGIN")
             yield
-        except BaseException as error:
+        except BaseException:
             self._held.state = None
-            stack.__exit__(type(error), error, error.__traceback__)  # discard: the block failed
+            _close_quietly(stack)  # discard: the block failed
             raise
         self._held.state = (conn, stack, False)
 
@@ -116,8 +124,8 @@ class ShopPostgresDatabase(Psycopg3Database):
         with __exception_wrapper__:
             try:
                 result = send() if send is not None else None
-            except BaseException as error:
-                stack.__exit__(type(error), error, error.__traceback__)
+            except BaseException:
+                _close_quietly(stack)
                 raise
             stack.close()
         return result

@@ -1,0 +1,97 @@
+"""shop.db's round-trip savers keep the meaning of the statements they batch, on both backends:
+run_together answers each statement in order and stops at the first error; deferred() writes are
+part of their transaction, their error is raised at the transaction's next statement or at its
+COMMIT (and nothing of the transaction is kept), and a failed transaction leaves no warning of the
+driver's in the log. On SQLite both run statement by statement; on PostgreSQL they pipeline."""
+
+import logging
+
+import pytest
+from peewee import IntegrityError
+
+from shop.db import db, deferred, run_sql, run_together, write_transaction
+
+
+@pytest.fixture
+def scratch(app):
+    """An empty table of this test's own (this thread's connection)."""
+    with app.app_context():
+        db.execute_sql("DROP TABLE IF EXISTS batching_scratch")
+        db.execute_sql("CREATE TABLE batching_scratch (id INTEGER PRIMARY KEY, label TEXT)")
+        yield
+        db.execute_sql("DROP TABLE batching_scratch")
+
+
+def ids() -> list[int]:
+    return [row[0] for row in run_sql("SELECT id FROM batching_scratch ORDER BY id", {})]
+
+
+def insert(n: int) -> None:
+    run_sql("INSERT INTO batching_scratch (id, label) VALUES (:id, :label)", {"id": n, "label": f"row {n}"})
+
+
+def test_run_together_answers_each_statement_in_order(scratch):
+    with write_transaction():
+        insert(1)
+        insert(2)
+        first, second, third = run_together(
+            ("SELECT id FROM batching_scratch WHERE id = :id", {"id": 2}),
+            ("UPDATE batching_scratch SET label = :label WHERE id = :id", {"id": 1, "label": "changed"}),
+            ("SELECT label FROM batching_scratch ORDER BY id", {}),
+        )
+    assert first == [(2,)] and second == [] and third == [("changed",), ("row 2",)]
+
+
+def test_run_together_stops_at_the_first_error_and_the_transaction_keeps_nothing(scratch):
+    insert(1)
+    with pytest.raises(IntegrityError), write_transaction():
+        insert(2)
+        run_together(
+            ("INSERT INTO batching_scratch (id) VALUES (:id)", {"id": 1}),  # a duplicate
+            ("INSERT INTO batching_scratch (id) VALUES (:id)", {"id": 3}),
+        )
+    assert ids() == [1]
+
+
+def test_deferred_writes_commit_with_their_transaction(scratch):
+    with write_transaction():
+        insert(1)
+        with deferred():
+            insert(2)
+            insert(3)
+        assert ids() == [1, 2, 3]  # a read after them sees them (it brings their answers)
+    assert ids() == [1, 2, 3]
+
+
+def test_a_failed_deferred_write_fails_the_commit_and_nothing_is_kept(scratch, caplog):
+    insert(1)
+    with caplog.at_level(logging.WARNING), pytest.raises(IntegrityError), write_transaction():
+        insert(2)
+        with deferred():
+            insert(1)  # a duplicate: its error comes back with the COMMIT
+    assert ids() == [1]
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")], caplog.text
+
+
+def test_a_failed_deferred_write_fails_the_next_statement(scratch, caplog):
+    insert(1)
+    with caplog.at_level(logging.WARNING), pytest.raises(IntegrityError), write_transaction():
+        with deferred():
+            insert(1)
+            insert(2)
+        ids()
+    assert ids() == [1]
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")], caplog.text
+
+
+def test_a_block_that_fails_after_deferred_writes_keeps_none_of_them(scratch, caplog):
+    with caplog.at_level(logging.WARNING), pytest.raises(RuntimeError), write_transaction():
+        with deferred():
+            insert(1)
+            insert(2)
+        raise RuntimeError("the caller gave up")
+    assert ids() == []
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")], caplog.text
+    with write_transaction():  # the connection is usable again
+        insert(5)
+    assert ids() == [5]
