@@ -8,6 +8,7 @@ The app factory calls it, the worker command calls it, and a queue used before e
 import uuid
 
 from huey import Huey
+from huey.consumer import Consumer
 from huey.registry import Message
 
 from shop.config import is_postgres, load_config
@@ -59,9 +60,13 @@ class ShopHuey(Huey):
         settings()
         return super().enqueue(task)
 
+    # the consumer's class: tasks/ names the service's own (its start-up checks and heartbeat), so
+    # `huey_consumer tasks.huey` starts the same consumer as `flask shop worker`
+    consumer_class = Consumer
+
     def create_consumer(self, **options):
         settings()
-        return super().create_consumer(**options)
+        return self.consumer_class(self, **options)
 
 
 huey = ShopHuey(

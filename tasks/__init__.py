@@ -2,5 +2,8 @@
 
 from shop.queue import huey
 from tasks import maintenance, messages, webhooks  # noqa: F401  (registers the jobs with the consumer)
+from tasks.worker import ShopConsumer
+
+huey.consumer_class = ShopConsumer  # `huey_consumer tasks.huey` runs the service's start-up too
 
 __all__ = ["huey"]

@@ -1,10 +1,12 @@
-"""The consumer entry point shared by `flask shop worker`, `python -m tasks` and the demo."""
+"""The consumer that `flask shop worker`, `python -m tasks`, the demo and `huey_consumer tasks.huey` run."""
 
 import logging
 
-from shop.config import ConfigError, check_settings, load_config, log_level
-from shop.platform import logs, metrics
-from shop.queue import huey, settings, setup
+from huey.consumer import Consumer
+
+from shop.config import ConfigError, check_settings, log_level
+from shop.platform import logs, metrics, redaction
+from shop.queue import huey, settings
 from tasks.heartbeat import Heartbeat
 
 # the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
@@ -14,30 +16,43 @@ NO_PERIODIC = "--no-periodic"
 
 def run(workers: int = 4, periodic: bool = True) -> None:
     """Run the Huey consumer with thread workers (and the periodic scheduler unless told not to)."""
-    config = load_config()
-    try:
-        check_settings(config)
-    except ConfigError as error:
-        raise SystemExit(f"the consumer will not start: {error}") from None
-    logs.configure(config)
-    level = log_level(config)
-    if level != "DEBUG":  # Huey's two lines per task ("Executing", "executed in") cost a tenth of a send
-        logging.getLogger("huey").setLevel(logging.WARNING)
-        logging.getLogger("huey.consumer").setLevel(level)
-    setup(config)  # the database and the queue's file, before any worker or job runs
-    metrics.setup(config)  # before any job counts an attempt or a send
-    refuse_another_schema()
-    refuse_bad_retention()
-    refuse_another_secret_key(config)
-    beating = Heartbeat(periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
-    try:
-        resume_unfinished_work()
-        consumer = huey.create_consumer(
-            workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
-        )
-        consumer.run()
-    finally:
-        beating.stop()
+    consumer = huey.create_consumer(
+        workers=workers, worker_type="thread", periodic=periodic, check_worker_health=True
+    )
+    consumer.run()
+
+
+class ShopConsumer(Consumer):
+    """Huey's consumer with the service's start-up, whichever command started it (`flask shop
+    worker`, `python -m tasks`, the demo, or `huey_consumer tasks.huey`): it refuses settings, a
+    schema or a secret key it cannot work with, beats for /api/v1/health, and queues what an earlier
+    consumer left due before its workers start."""
+
+    def run(self) -> None:
+        config = settings()
+        try:
+            check_settings(config)
+        except ConfigError as error:
+            raise SystemExit(f"the consumer will not start: {error}") from None
+        logs.configure(config)  # idempotent: masks the configured secrets in every log line
+        huey_log = logging.getLogger("huey")
+        if huey_log.handlers:  # huey_consumer's own (its -l, -v, -q): Huey's lines go there alone, masked
+            huey_log.propagate = False
+            redaction.install(huey_log)
+        level = log_level(config)
+        if level != "DEBUG":  # Huey's two lines per task ("Executing", "executed in") cost a tenth of a send
+            logging.getLogger("huey").setLevel(logging.WARNING)
+            logging.getLogger("huey.consumer").setLevel(level)
+        metrics.setup(config)  # before any job counts an attempt or a send
+        refuse_another_schema()
+        refuse_bad_retention()
+        refuse_another_secret_key(config)
+        beating = Heartbeat(self.periodic, float(config["CONSUMER_HEARTBEAT_SECONDS"])).start()
+        try:
+            resume_unfinished_work()
+            super().run()
+        finally:
+            beating.stop()
 
 
 def refuse_another_schema() -> None:

@@ -70,8 +70,8 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def install() -> None:
-    """Put the filter on every handler of the root logger that does not have it yet."""
-    for handler in logging.getLogger().handlers:
+def install(logger: logging.Logger | None = None) -> None:
+    """Put the filter on every handler of the logger (the root's) that does not have it yet."""
+    for handler in (logger or logging.getLogger()).handlers:
         if not any(isinstance(f, RedactSecrets) for f in handler.filters):
             handler.addFilter(RedactSecrets())

@@ -2,23 +2,23 @@
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import ROOT, stop
+from tests.helpers.processes import CONSUMERS, ROOT, stop
 
 
 @pytest.fixture
 def start_consumer():
-    """Start real Huey consumer processes (`python -m tasks`) on the run's database, with extra env."""
+    """Start real Huey consumer processes (`python -m tasks`, or another of CONSUMERS) on the run's
+    database, with extra env."""
     procs = []
 
-    def start(**env):
+    def start(command: str = "python -m tasks", **env):
         log = open(Path(os.environ["SHOP_INSTANCE_PATH"]) / f"consumer-{len(procs)}.log", "w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tasks"],
+            CONSUMERS[command],
             cwd=ROOT,
             env={**os.environ, **env},
             stdout=log,

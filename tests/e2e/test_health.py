@@ -3,10 +3,12 @@
 import signal
 from datetime import timedelta
 
+import pytest
+
 from shop import clock
 from shop.models import ConsumerHeartbeat, Message
 from tests.helpers import tenant_fixture
-from tests.helpers.processes import stop, wait_until
+from tests.helpers.processes import CONSUMERS, stop, wait_until
 
 FAST = {"SHOP_CONSUMER_HEARTBEAT_SECONDS": "1"}
 
@@ -52,7 +54,8 @@ def test_every_consumer_beats_in_its_own_row(client, start_consumer):
     assert ConsumerHeartbeat.select().count() == 2
 
 
-def test_overdue_work_shows_its_age_until_a_consumer_does_it(client, load, start_consumer):
+@pytest.mark.parametrize("command", CONSUMERS)
+def test_overdue_work_shows_its_age_until_a_consumer_does_it(client, load, start_consumer, command):
     load(
         tenant_fixture(
             "acme",
@@ -73,7 +76,7 @@ def test_overdue_work_shows_its_age_until_a_consumer_does_it(client, load, start
     before = health(client)
     assert before["checks"]["messages"] == "overdue"
     assert before["backlog"]["messages"]["oldest_due_age_seconds"] >= 900
-    start_consumer(**FAST)  # it sweeps what is due as it starts, then beats
+    consumer = start_consumer(command, **FAST)  # it sweeps what is due as it starts, then beats
     # the message stops being due once the consumer claims it ("sending"), a moment before its send
     # is recorded: wait for both, the send and the health the consumer's heartbeat brings back to ok
     body = wait_until(
@@ -81,3 +84,4 @@ def test_overdue_work_shows_its_age_until_a_consumer_does_it(client, load, start
         timeout=30,
     )
     assert body["backlog"]["messages"]["oldest_due_at"] is None
+    assert ConsumerHeartbeat.get().pid == consumer.pid

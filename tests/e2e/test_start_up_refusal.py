@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.helpers.processes import ROOT
+from tests.helpers.processes import CONSUMERS, ROOT
 from tests.helpers.receivers import free_port
 from tests.helpers.webhooks import create as create_webhook
 
@@ -33,8 +33,9 @@ def subscribed(client, acme):
     assert create_webhook(client, acme).status_code == 201
 
 
-def test_the_consumer_refuses_a_key_that_does_not_open_the_secrets(subscribed):
-    done = run([sys.executable, "-m", "tasks"], SHOP_SECRET_KEY=OTHER_KEY)
+@pytest.mark.parametrize("command", CONSUMERS)
+def test_the_consumer_refuses_a_key_that_does_not_open_the_secrets(subscribed, command):
+    done = run(CONSUMERS[command], SHOP_SECRET_KEY=OTHER_KEY)
     assert done.returncode == 1
     assert "the consumer will not start: stored secrets (webhook signing secrets) cannot be decrypted" in (
         done.stderr
@@ -58,7 +59,8 @@ def test_gunicorn_refuses_to_serve_with_a_key_that_does_not_open_the_secrets(sub
     ids=["negative proxies", "proxies not a number", "an unknown log format"],
 )
 def test_a_bad_setting_stops_the_consumer_and_gunicorn(app, env, says):
-    consumer = run([sys.executable, "-m", "tasks"], **env)
-    assert consumer.returncode == 1 and f"the consumer will not start: {says}" in consumer.stderr
+    for command in CONSUMERS.values():
+        consumer = run(command, **env)
+        assert consumer.returncode == 1 and f"the consumer will not start: {says}" in consumer.stderr
     served = run(gunicorn(), **env)
     assert served.returncode != 0 and f"ConfigError: {says}" in served.stderr
