@@ -97,8 +97,20 @@ def queued(task: str, limit: int) -> list[tuple[int, tuple]]:
     (a batch of webhook deliveries) then never runs on its own.
     """
     settings()
+    return queued_in(huey.storage.head(limit), task)
+
+
+def queued_statement(limit: int) -> tuple[str, dict]:
+    """queued()'s read of the next `limit` jobs as (named_sql statement, parameters), to run with
+    other statements (shop.db.run_together); queued_in() reads its rows."""
+    settings()
+    return huey.storage.head_statement(limit)
+
+
+def queued_in(rows: list, task: str) -> list[tuple[int, tuple]]:
+    """The jobs named `task` among rows of queued_statement(), as (job id, args), oldest first."""
     jobs = []
-    for job_id, data in huey.storage.head(limit):
+    for job_id, data in rows:
         try:
             message = huey.serializer.deserialize(bytes(data))
         except Exception:  # not ours to judge here: the consumer reports it when it runs the job

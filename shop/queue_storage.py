@@ -7,8 +7,13 @@ import time
 from huey.constants import EmptyData
 from huey.storage import PostgresStorage, SqliteStorage
 
-from shop.db import SAFETY_NET_PAGES, on_postgres, writer_gate
+from shop.db import SAFETY_NET_PAGES, named_sql, on_postgres, run_sql, writer_gate
 from shop.db import db as app_db
+
+# the next queued tasks, oldest first (the queue's own order), read through the app's connection
+HEAD_SQL = named_sql(
+    "SELECT id, data FROM {table} WHERE queue = :queue ORDER BY priority DESC, id LIMIT :limit"
+)
 
 
 class SharedFileSqliteStorage(SqliteStorage):
@@ -143,9 +148,11 @@ class SharedFileSqliteStorage(SqliteStorage):
 
     def head(self, limit: int) -> list:
         """The next `limit` queued tasks as (row id, data), through the app's connection: a read."""
-        return app_db.execute_sql(
-            "SELECT id, data FROM task WHERE queue = ? ORDER BY priority DESC, id LIMIT ?", (self.name, limit)
-        ).fetchall()
+        return run_sql(*self.head_statement(limit))
+
+    def head_statement(self, limit: int) -> tuple[str, dict]:
+        """head()'s read as a named_sql statement and its parameters (to run with other statements)."""
+        return HEAD_SQL.format(table="task"), {"queue": self.name, "limit": limit}
 
     def take(self, ids: list) -> None:
         """Delete these queued tasks in the app's current write transaction (their work is done there)."""
@@ -226,10 +233,12 @@ class SharedPostgresStorage(PostgresStorage):
 
     def head(self, limit: int) -> list:
         """The next `limit` queued tasks as (row id, data), through the app's connection: a read."""
-        return app_db.execute_sql(
-            f"SELECT id, data FROM {self.table_task} WHERE queue = %s ORDER BY priority DESC, id LIMIT %s",
-            (self.name, limit),
-        ).fetchall()
+        return run_sql(*self.head_statement(limit))
+
+    def head_statement(self, limit: int) -> tuple[str, dict]:
+        """head()'s read as a named_sql statement and its parameters (to run with other statements:
+        a delivery job reads its delivery and the queue in one round trip)."""
+        return HEAD_SQL.format(table=self.table_task), {"queue": self.name, "limit": limit}
 
     def take(self, ids: list) -> None:
         """Delete these queued tasks in the app's current transaction (their work is done there); a

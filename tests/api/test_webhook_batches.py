@@ -13,6 +13,7 @@ from shop.domain.webhooks import engine
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from tasks import huey
 from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.round_trips import counted_round_trips
 from tests.helpers.webhook_receiver import WebhookReceiver
 
 
@@ -206,3 +207,61 @@ def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, ap
         WebhookDelivery.get_by_id(i).event_id for i in ids
     )
     assert all(log(i) == [(1, "initial", "succeeded")] for i in ids)
+
+
+# on PostgreSQL each round trip to the server costs the consumer a socket wait and CPU on both sides
+# (issue 13): these count them from libpq's trace of the app's connection, in this thread
+
+
+@pytest.mark.postgres_only
+def test_a_job_of_one_delivery_costs_four_round_trips_on_postgres(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    (delivery_id,) = events(1)
+    huey.flush()  # the consumer took the job: no other job is queued
+    with counted_round_trips() as trips:
+        assert engine.attempt_batch(delivery_id, app.config) == []
+    assert WebhookDelivery.get_by_id(delivery_id).status == "delivered"
+    assert log(delivery_id) == [(1, "initial", "succeeded")]
+    # the delivery and the queue's next jobs read together; BEGIN and the claim; the attempt row
+    # with the COMMIT; BEGIN, the outcome's writes and the COMMIT together
+    assert trips.count == 4, trips.trace
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize(
+    "answers, status, note",
+    [
+        ([(500, {"error": "down"})], "retrying", "HTTP 500"),
+        ([(500, {"error": "down"}), (200, {"ok": True})], "delivered", None),
+    ],
+    ids=["a failure noted on the subscription", "a success that clears the failure before it"],
+)
+def test_recording_an_outcome_is_one_round_trip_on_postgres(client, shop, app, hook, answers, status, note):
+    receiver = hook(script=answers)
+    sub_id = subscribe(client, shop, receiver.hook_url())
+    (delivery_id,) = events(1)
+    for _ in answers[1:]:  # the failures before the attempt counted
+        engine.attempt(delivery_id, app.config)
+    started = engine.start_attempt(delivery_id, app.config)
+    outcome = engine.send(started, app.config)
+    with counted_round_trips() as trips:
+        engine.conclude(started, outcome, app.config)
+    assert WebhookDelivery.get_by_id(delivery_id).status == status
+    assert WebhookSubscription.get_by_id(sub_id).last_error == note
+    assert log(delivery_id)[-1][2] == ("succeeded" if status == "delivered" else "failed")
+    assert trips.count == 1, trips.trace  # BEGIN, the writes and the COMMIT in one
+
+
+@pytest.mark.postgres_only
+def test_a_batch_claims_its_deliveries_in_one_round_trip_on_postgres(client, shop, app, hook):
+    receiver = hook()
+    subscribe(client, shop, receiver.hook_url())
+    ids = events(3)
+    with counted_round_trips() as trips:
+        assert engine.attempt_batch(ids[0], app.config) == []
+    assert len(receiver.events()) == 3
+    assert all(log(delivery_id) == [(1, "initial", "succeeded")] for delivery_id in ids)
+    # the delivery and the queue read together; the other members; BEGIN and the three claims; the
+    # attempt rows and the jobs taken with the COMMIT; then one round trip per outcome
+    assert trips.count == 4 + 3, trips.trace

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from shop import clock, queue
-from shop.db import locked, named_sql, run_sql, write_transaction
+from shop.db import deferred, locked, named_sql, on_postgres, run_sql, run_together, write_transaction
 from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
@@ -149,13 +149,13 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     sent later could outlive its hold): the members not sent go back as they were, requeued.
     """
     now, began = clock.now(), time.monotonic()  # the claims' hold runs from `now`
-    due = _read_due(delivery_id, now)
+    due, queued = _read_due_and_queued(delivery_id, now, size > 1)
     if due is None:
         return []
     delivery, sub = due
     members, jobs = [delivery], {}
     if size > 1 and sub.enabled and sub.deleted_at is None:
-        members += _queued_members(delivery, sub, now, size - 1, jobs)
+        members += _queued_members(delivery, sub, now, size - 1, jobs, queued)
     batch = _start(members, sub, config, now, jobs)
     retries = []
     for index, started in enumerate(batch):
@@ -176,10 +176,29 @@ def attempt_batch(delivery_id: str, config, size: int = BATCH_SIZE) -> list[tupl
     return retries
 
 
-def _queued_members(delivery: WebhookDelivery, sub: WebhookSubscription, now, limit: int, jobs: dict) -> list:
-    """Up to `limit` due deliveries of the same subscription whose jobs wait next in the queue;
-    fills `jobs` with the queued job ids of each (the batch's claim takes them from the queue)."""
-    for job_id, args in queue.queued(queue.DELIVER_WEBHOOK, QUEUE_LOOKAHEAD):
+def _read_due_and_queued(delivery_id: str, now, lookahead: bool) -> tuple[tuple | None, list | None]:
+    """_read_due() and, when a batch may follow, the jobs next in the queue (None: not read yet).
+
+    On PostgreSQL both reads go out in one round trip; on SQLite, where a read costs no round
+    trip, the queue is read only once the delivery turned out due (in _queued_members).
+    """
+    if not lookahead or not on_postgres():
+        return _read_due(delivery_id, now), None
+    due_rows, queued_rows = run_together(
+        (DUE_SQL, {"id": delivery_id, "now": now}), queue.queued_statement(QUEUE_LOOKAHEAD)
+    )
+    return _due_from(due_rows), queue.queued_in(queued_rows, queue.DELIVER_WEBHOOK)
+
+
+def _queued_members(
+    delivery: WebhookDelivery, sub: WebhookSubscription, now, limit: int, jobs: dict, queued
+) -> list:
+    """Up to `limit` due deliveries of the same subscription whose jobs wait next in the queue
+    (`queued`, when already read); fills `jobs` with the queued job ids of each (the batch's claim
+    takes them from the queue)."""
+    if queued is None:
+        queued = queue.queued(queue.DELIVER_WEBHOOK, QUEUE_LOOKAHEAD)
+    for job_id, args in queued:
         if len(args) == 1 and isinstance(args[0], str) and args[0] != delivery.id:
             jobs.setdefault(args[0], []).append(job_id)
     if not jobs:
@@ -201,7 +220,7 @@ def release(unsent: list[Started]) -> None:
     """Give claimed batch members whose requests never went out back, uncounted, and requeue them."""
     if not unsent:
         return
-    with write_transaction():
+    with write_transaction(), deferred():  # nothing read: on PostgreSQL sent with the COMMIT
         for started in unsent:
             params = {"id": started.delivery.id, "previous": started.previous_attempt_at}
             run_sql(RELEASE_SQL, {**params, "until": started.held_until})
@@ -237,9 +256,13 @@ def claim(delivery_id: str, hold_seconds: float) -> tuple[int, str] | None:
 
 
 def _claim(delivery_id: str, hold_seconds: float, now) -> tuple[int, str] | None:
-    until = now + timedelta(seconds=hold_seconds)
-    rows = run_sql(CLAIM_SQL, {"id": delivery_id, "now": now, "until": until})
+    rows = run_sql(*_claim_statement(delivery_id, hold_seconds, now))
     return tuple(rows[0]) if rows else None
+
+
+def _claim_statement(delivery_id: str, hold_seconds: float, now) -> tuple[str, dict]:
+    """The claim of one delivery as (statement, parameters); it returns (attempts, run_trigger)."""
+    return CLAIM_SQL, {"id": delivery_id, "now": now, "until": now + timedelta(seconds=hold_seconds)}
 
 
 def start_attempt(delivery_id: str, config) -> Started | None:
@@ -255,7 +278,11 @@ def start_attempt(delivery_id: str, config) -> Started | None:
 
 def _read_due(delivery_id: str, now) -> tuple[WebhookDelivery, WebhookSubscription] | None:
     """The delivery and its subscription if it is due and no worker holds it (a read: no write lock)."""
-    rows = run_sql(DUE_SQL, {"id": delivery_id, "now": now})
+    return _due_from(run_sql(DUE_SQL, {"id": delivery_id, "now": now}))
+
+
+def _due_from(rows: list) -> tuple[WebhookDelivery, WebhookSubscription] | None:
+    """The delivery and its subscription from DUE_SQL's rows (None: not due or held)."""
     if not rows:
         return None
     split = len(WebhookDelivery._meta.sorted_fields)
@@ -270,7 +297,7 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -
     only (a thread holding it must not wait for the GIL behind Python work). A delivery another
     worker claimed since it was read is left out, and its job stays.
     """
-    signed = [(delivery, *_signed(delivery, sub, config)) for delivery in deliveries]
+    signed = sorted(((delivery, *_signed(delivery, sub, config)) for delivery in deliveries), key=_by_id)
     hold = hold_seconds(config)
     until = now + timedelta(seconds=hold)
     batch = []
@@ -278,34 +305,47 @@ def _start(deliveries: list, sub: WebhookSubscription, config, now, jobs=None) -
         # every claim before any attempt row: claimed in id order, two batches that share deliveries
         # on PostgreSQL take their row locks in the same order; and the attempt rows' foreign key
         # takes a share lock on the subscription row, which a transaction must not hold while it
-        # waits for a delivery row (a ping queued for that row's FOR UPDATE closed such a cycle)
+        # waits for a delivery row (a ping queued for that row's FOR UPDATE closed such a cycle).
+        # On PostgreSQL the claims go out in one round trip (each still runs after the one before)
+        claimed = run_together(*(_claim_statement(delivery.id, hold, now) for delivery, _, _ in signed))
         claims = []
-        for delivery, body, headers in sorted(signed, key=lambda item: item[0].id):
-            previous = delivery.last_attempt_at
-            claimed = _claim(delivery.id, hold, now)
-            if claimed is not None:  # else another worker claimed it since the read
-                delivery.attempts, delivery.run_trigger = claimed
+        for (delivery, body, headers), rows in zip(signed, claimed, strict=True):
+            if rows:  # else another worker claimed it since the read
+                previous = delivery.last_attempt_at
+                delivery.attempts, delivery.run_trigger = rows[0]
                 claims.append((delivery, body, headers, previous))
-        for delivery, body, headers, previous in claims:
-            if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
-                run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
-            attempt_id = new_attempt_id()
-            WebhookDeliveryAttempt.insert_row(
-                id=attempt_id,
-                tenant=delivery.tenant_id,
-                delivery=delivery.id,
-                subscription=sub.id,
-                number=delivery.attempts,
-                trigger=delivery.run_trigger if delivery.attempts == 1 else "retry",
-                status="started",
-                started_at=now,
-                request_headers=headers,
-            )
-            batch.append(Started(delivery, sub, attempt_id, body, headers, previous, until))
-        if jobs:
-            queue.take([job for started in batch for job in jobs.get(started.delivery.id, ())])
+        # nobody reads what these writes return: on PostgreSQL they travel with the COMMIT
+        with deferred():
+            for delivery, body, headers, previous in claims:
+                attempt_id = _write_started(delivery, sub, headers, now)
+                batch.append(Started(delivery, sub, attempt_id, body, headers, previous, until))
+            if jobs:
+                queue.take([job for started in batch for job in jobs.get(started.delivery.id, ())])
     order = {delivery.id: place for place, delivery in enumerate(deliveries)}
     return sorted(batch, key=lambda started: order[started.delivery.id])
+
+
+def _by_id(signed: tuple) -> str:
+    return signed[0].id
+
+
+def _write_started(delivery: WebhookDelivery, sub: WebhookSubscription, headers: dict, now) -> str:
+    """Write a claimed delivery's attempt as started (an earlier one still started was cut off); its id."""
+    if delivery.attempts > 1:  # an earlier attempt of this run may have been cut off
+        run_sql(INTERRUPTED_SQL, {"id": delivery.id, "error": INTERRUPTED, "now": now})
+    attempt_id = new_attempt_id()
+    WebhookDeliveryAttempt.insert_row(
+        id=attempt_id,
+        tenant=delivery.tenant_id,
+        delivery=delivery.id,
+        subscription=sub.id,
+        number=delivery.attempts,
+        trigger=delivery.run_trigger if delivery.attempts == 1 else "retry",
+        status="started",
+        started_at=now,
+        request_headers=headers,
+    )
+    return attempt_id
 
 
 def _signed(delivery: WebhookDelivery, sub: WebhookSubscription, config) -> tuple[bytes, dict]:
@@ -354,12 +394,14 @@ def _write_finish(started: Started, status: str, outcome: Outcome, next_at) -> N
     sub = started.sub
     log_attempt(started, status, outcome)  # before the write lock: a log line is I/O
     with write_transaction():
-        _record(started, status, outcome, next_at)
-        if status == "delivered":
-            if sub.last_error is not None:
-                run_sql(CLEAR_FAILURE_SQL, {"id": sub.id})
-            return
-        run_sql(NOTE_FAILURE_SQL, {"id": sub.id, "reason": outcome.reason[:500]})
+        # results nobody reads: on PostgreSQL they travel with the COMMIT (a read below flushes them first)
+        with deferred():
+            _record(started, status, outcome, next_at)
+            if status == "delivered":
+                if sub.last_error is not None:
+                    run_sql(CLEAR_FAILURE_SQL, {"id": sub.id})
+            else:
+                run_sql(NOTE_FAILURE_SQL, {"id": sub.id, "reason": outcome.reason[:500]})
         if status == "dead" and outcome.error != DISABLED:
             notices.delivery_dead(started.delivery, outcome.reason)
             maybe_auto_disable(sub)
@@ -437,7 +479,8 @@ def _gone(started: Started, outcome: Outcome) -> None:
     """A 410 Gone: the delivery is dead and the subscription disabled at once."""
     log_attempt(started, "dead", outcome)
     with write_transaction():
-        _record(started, "dead", outcome, None)
+        with deferred():  # answered with disable()'s update, the first statement that reads
+            _record(started, "dead", outcome, None)
         disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
     metrics.attempt_finished("dead", outcome)
     log.warning("webhook subscription %s disabled: the endpoint answered 410 Gone", started.sub.id)
