@@ -12,7 +12,12 @@ from shop.db import locked, named_sql, run_sql, write_transaction
 from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
-from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
+from shop.domain.webhooks.subscriptions import (
+    SUBSCRIPTION_LOCK,
+    dead_letter,
+    lock_subscription,
+    signing_secrets,
+)
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
 from shop.platform import keyring, metrics
@@ -90,8 +95,11 @@ FINISH_ATTEMPT_SQL = named_sql(
     "address = :address, response_status = :code, response_headers = :headers, "
     "response_body = :body, error = :error WHERE id = :id"
 )
-NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reason WHERE id = :id")
-# a success clears the failure it follows; a disable notice stays while the subscription is off
+# a disable notice stays while the subscription is off: neither an attempt that ends after the
+# disable (one sent before it, recorded after) nor a success replaces it
+NOTE_FAILURE_SQL = named_sql(
+    "UPDATE webhook_subscription SET last_error = :reason WHERE id = :id AND enabled"
+)
 CLEAR_FAILURE_SQL = named_sql(
     "UPDATE webhook_subscription SET last_error = NULL WHERE id = :id AND enabled AND deleted_at IS NULL"
 )
@@ -354,6 +362,8 @@ def _write_finish(started: Started, status: str, outcome: Outcome, next_at) -> N
     sub = started.sub
     log_attempt(started, status, outcome)  # before the write lock: a log line is I/O
     with write_transaction():
+        if status != "delivered" or sub.last_error is not None:  # it writes the subscription's row too
+            lock_subscription(sub.id)  # before the delivery's (docs/decisions.md, "Lock order")
         _record(started, status, outcome, next_at)
         if status == "delivered":
             if sub.last_error is not None:
@@ -437,6 +447,7 @@ def _gone(started: Started, outcome: Outcome) -> None:
     """A 410 Gone: the delivery is dead and the subscription disabled at once."""
     log_attempt(started, "dead", outcome)
     with write_transaction():
+        lock_subscription(started.sub.id)  # before the delivery's row (docs/decisions.md, "Lock order")
         _record(started, "dead", outcome, None)
         disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
     metrics.attempt_finished("dead", outcome)
@@ -472,7 +483,8 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
     ).exists()
     # re-read under a row lock: the owner may have re-enabled it, or another worker disabled it
     current = locked(
-        WebhookSubscription.select(WebhookSubscription.enabled).where(WebhookSubscription.id == sub.id)
+        WebhookSubscription.select(WebhookSubscription.enabled).where(WebhookSubscription.id == sub.id),
+        SUBSCRIPTION_LOCK,
     ).first()
     if not failing_since or current is None or not current.enabled:
         return False
