@@ -353,3 +353,36 @@ def test_disabling_a_subscription_while_a_worker_claims_its_delivery_does_not_de
     assert patch_outcome["result"].status_code == 200, patch_outcome["result"].get_data(as_text=True)
     assert worker_outcome["result"] is not None  # it claimed the delivery before the disable
     assert WebhookDelivery.get_by_id(delivery_id).status == "dead"
+
+
+@pytest.mark.postgres_only
+def test_a_410_dead_lettering_deliveries_a_batch_is_claiming_does_not_deadlock(
+    app, client, acme, subscription
+):
+    sub_id = subscription["id"]
+    gone_id, *others = pings(client, acme, sub_id, 4)
+    # three deliveries a batch claims in id order (low, middle, high) while a bulk UPDATE would
+    # meet them as stored: high, low, middle (rewritten in that order, created in that order too)
+    low, middle, high = ("whd_" + digit * 24 for digit in "123")
+    start = clock.now() - timedelta(minutes=1)
+    for place, (old_id, new_id) in enumerate(zip(others, (high, low, middle), strict=True)):
+        WebhookDelivery.update(id=new_id, created_at=start + timedelta(seconds=place)).where(
+            WebhookDelivery.id == old_id
+        ).execute()
+    gone = engine.start_attempt(gone_id, app.config)
+    members = [WebhookDelivery.get_by_id(delivery_id) for delivery_id in (low, middle, high)]
+    sub = WebhookSubscription.get_by_id(sub_id)
+    blocker = OtherWriter(app.config["DATABASE"])  # holds the middle one: the batch stops after `low`
+    blocker.execute(f"UPDATE webhook_delivery SET updated_at = updated_at WHERE id = '{middle}'")
+    batch, batch_outcome = in_thread(lambda: engine._start(members, sub, app.config, clock.now()))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    # the 410 dead-letters the three; taken as stored it holds `high` and waits for `low`, which
+    # the batch holds, and the batch, let go on `middle`, then waits for `high`
+    first, first_outcome = in_thread(lambda: engine.conclude(gone, answered(410), app.config))
+    waiting_for_locks(app.config["DATABASE"], 2)
+    blocker.commit_later(0)
+    batch.join(timeout=30)
+    first.join(timeout=30)
+    assert "error" not in batch_outcome and "error" not in first_outcome, (batch_outcome, first_outcome)
+    assert len(batch_outcome["result"]) == 3  # claimed before the disable, then dead-lettered
+    assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4

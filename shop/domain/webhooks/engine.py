@@ -210,7 +210,7 @@ def release(unsent: list[Started]) -> None:
     if not unsent:
         return
     with write_transaction():
-        for started in unsent:
+        for started in sorted(unsent, key=lambda started: started.delivery.id):  # as claimed: id order
             params = {"id": started.delivery.id, "previous": started.previous_attempt_at}
             run_sql(RELEASE_SQL, {**params, "until": started.held_until})
             run_sql(UNSTARTED_SQL, {"id": started.attempt_id})

@@ -189,11 +189,18 @@ def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
 
 
 def dead_letter(sub: WebhookSubscription) -> int:
-    """End every pending or retrying delivery of a subscription (it was disabled or deleted)."""
+    """End every pending or retrying delivery of a subscription (it was disabled or deleted).
+
+    On PostgreSQL their rows are locked in id order first, the order a batch claims them in: a
+    bulk UPDATE takes them in whatever order it scans, and against a batch's claims that deadlocked.
+    """
     now = clock.now()
+    in_flight = WebhookDelivery.select(WebhookDelivery.id).where(
+        (WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT)
+    )
     return (
         WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
-        .where((WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT))
+        .where(WebhookDelivery.id.in_(locked(in_flight.order_by(WebhookDelivery.id), "NO KEY UPDATE")))
         .execute()
     )
 
