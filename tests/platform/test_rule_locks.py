@@ -386,3 +386,30 @@ def test_a_410_dead_lettering_deliveries_a_batch_is_claiming_does_not_deadlock(
     assert "error" not in batch_outcome and "error" not in first_outcome, (batch_outcome, first_outcome)
     assert len(batch_outcome["result"]) == 3  # claimed before the disable, then dead-lettered
     assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4
+
+
+@pytest.mark.postgres_only
+def test_a_batch_giving_deliveries_back_beside_a_410_dead_lettering_them_does_not_deadlock(
+    app, client, acme, subscription
+):
+    sub_id = subscription["id"]
+    gone_id, *others = pings(client, acme, sub_id, 4)
+    low, middle, high = ("whd_" + digit * 24 for digit in "123")
+    for old_id, new_id in zip(others, (low, middle, high), strict=True):
+        WebhookDelivery.update(id=new_id).where(WebhookDelivery.id == old_id).execute()
+    gone = engine.start_attempt(gone_id, app.config)
+    sub = WebhookSubscription.get_by_id(sub_id)
+    members = [WebhookDelivery.get_by_id(delivery_id) for delivery_id in (high, low)]
+    unsent = engine._start(members, sub, app.config, clock.now())  # a batch's members, in batch order
+    blocker = OtherWriter(app.config["DATABASE"])  # holds `middle`: the 410 stops after `low`
+    blocker.execute(f"UPDATE webhook_delivery SET updated_at = updated_at WHERE id = '{middle}'")
+    first, first_outcome = in_thread(lambda: engine.conclude(gone, answered(410), app.config))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    # the batch gives `high` back, then waits for `low`; let go on `middle`, the 410 waits for `high`
+    back, back_outcome = in_thread(lambda: engine.release(unsent))
+    waiting_for_locks(app.config["DATABASE"], 2)
+    blocker.commit_later(0)
+    first.join(timeout=30)
+    back.join(timeout=30)
+    assert "error" not in first_outcome and "error" not in back_outcome, (first_outcome, back_outcome)
+    assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4
