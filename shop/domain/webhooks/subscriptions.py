@@ -195,12 +195,13 @@ def dead_letter(sub: WebhookSubscription) -> int:
     bulk UPDATE takes them in whatever order it scans, and against a batch's claims that deadlocked.
     """
     now = clock.now()
-    in_flight = WebhookDelivery.select(WebhookDelivery.id).where(
-        (WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT)
+    still_in_flight = (WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT)
+    in_id_order = (
+        WebhookDelivery.select(WebhookDelivery.id).where(still_in_flight).order_by(WebhookDelivery.id)
     )
     return (
         WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
-        .where(WebhookDelivery.id.in_(locked(in_flight.order_by(WebhookDelivery.id), "NO KEY UPDATE")))
+        .where(WebhookDelivery.id.in_(locked(in_id_order, "NO KEY UPDATE")) & still_in_flight)
         .execute()
     )
 
