@@ -277,11 +277,14 @@ def lock_name(*names) -> str:
     return ":".join(str(name) for name in names)
 
 
-def locked(query):
+def locked(query, strength: str = "UPDATE"):
     """A select whose rows stay locked until the transaction ends (SELECT ... FOR UPDATE) on
     PostgreSQL, so a read-check-write on them cannot interleave with another one; on SQLite the
-    write transaction already holds every row."""
-    return query.for_update() if on_postgres() else query
+    write transaction already holds every row.
+
+    `strength` "NO KEY UPDATE" locks a row that other rows refer to without making their inserts
+    wait (a foreign key check takes a key-share lock, which only FOR UPDATE excludes)."""
+    return query.for_update(f"FOR {strength}") if on_postgres() else query
 
 
 def named_sql(text: str) -> str:

@@ -267,3 +267,25 @@ def test_an_attempt_cut_off_by_a_killed_consumer_shows_and_counts(client, shop, 
     log = attempts(client, shop, sub["id"], delivery.id)
     assert [(a["number"], a["status"]) for a in log] == [(1, "interrupted"), (2, "succeeded")]
     assert WebhookDelivery.get().attempts == 2
+
+
+def test_many_attempts_answered_410_at_once_disable_once_and_never_deadlock(
+    client, shop, tmp_path, start_consumer
+):
+    # the events queue first, then two consumers of 4 workers each start on them together: many
+    # attempts end in a 410 at once, each disabling and dead-lettering beside the others
+    with WebhookReceiver(tmp_path, default=(410, {"error": "gone"})) as receiver:
+        sub = subscribe(client, shop, receiver.hook_url())
+        for i in range(24):
+            inbound(f"m{i}")
+        for _ in range(2):
+            start_consumer(**consumer_env(receiver))
+        wait_until(lambda: WebhookDelivery.select().where(WebhookDelivery.status == "dead").count() == 24, 30)
+        time.sleep(0.5)  # any job still running finishes (and would log its failure)
+        sent = len(receiver.events())
+    assert sent >= 1
+    body = client.get(f"/api/v1/webhooks/{sub['id']}", headers=shop).get_json()
+    assert body["enabled"] is False and "410 Gone" in body["last_error"]
+    assert Notification.select().where(Notification.type == "webhook_disabled").count() == 1
+    logs = "".join(path.read_text() for path in Path(os.environ["SHOP_INSTANCE_PATH"]).glob("consumer-*.log"))
+    assert "deadlock" not in logs.lower() and "Traceback" not in logs, logs[-3000:]

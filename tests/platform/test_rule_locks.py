@@ -16,6 +16,7 @@ from shop.db import on_postgres, write_transaction
 from shop.domain.messaging.delivery import claim as claim_messages
 from shop.domain.notifications import archive_read
 from shop.domain.webhooks import engine
+from shop.domain.webhooks import transport as webhook_transport
 from shop.models import (
     AuthFailure,
     Customer,
@@ -268,3 +269,147 @@ def test_archive_read_rechecks_a_notification_marked_unread_meanwhile(app, load)
     assert outcome["result"]["archived_count"] == 2, outcome
     kept = Notification.get_by_id(2)
     assert (kept.archived, kept.read) == (False, False)
+
+
+# ---- lock order: a subscription's row before its deliveries' rows (docs/decisions.md) ----
+# Each race below is made deterministic without a hook in the code: another connection holds a
+# row the transactions under test need, they queue behind it in a known order (pg_stat_activity
+# shows them waiting), and then it lets go. PostgreSQL only: SQLite's write lock has no order.
+
+
+def waiting_for_locks(database: str, count: int, timeout: float = 10) -> None:
+    """Return once `count` connections of the database wait for a lock (bounded by `timeout`)."""
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as probe:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            (waiting,) = probe.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if waiting >= count:
+                return
+            time.sleep(0.02)
+    raise AssertionError(f"{count} connections never waited for a lock together (saw {waiting})")
+
+
+def answered(status: int) -> engine.Outcome:
+    """An attempt's outcome as the endpoint answered it with `status`."""
+    reply = webhook_transport.Reply(status=status, body="", ms=1, address="127.0.0.1", headers={})
+    return engine.Outcome(reply=reply, address="127.0.0.1", ms=1)
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize("other_status", [500, 410], ids=["a failure", "another 410"])
+def test_a_410_recorded_beside_another_attempts_outcome_does_not_deadlock(
+    app, client, acme, subscription, other_status
+):
+    sub_id = subscription["id"]
+    gone_id, other_id = pings(client, acme, sub_id, 2)
+    gone, other = (engine.start_attempt(delivery_id, app.config) for delivery_id in (gone_id, other_id))
+    blocker = OtherWriter(app.config["DATABASE"])  # a third worker noting a failure, not yet committed
+    blocker.execute(f"UPDATE webhook_subscription SET last_error = 'HTTP 503' WHERE id = '{sub_id}'")
+    # the 410's transaction queues first for the subscription, then the other's: once the third
+    # commits, the 410's disable dead-letters the other's delivery, which the other holds (without
+    # the lock order) while it waits for the subscription: a cycle PostgreSQL breaks by killing one
+    first, first_outcome = in_thread(lambda: engine.conclude(gone, answered(410), app.config))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    second, second_outcome = in_thread(lambda: engine.conclude(other, answered(other_status), app.config))
+    waiting_for_locks(app.config["DATABASE"], 2)
+    blocker.commit_later(0)
+    first.join(timeout=30)
+    second.join(timeout=30)
+    assert "error" not in first_outcome and "error" not in second_outcome, (first_outcome, second_outcome)
+    sub = WebhookSubscription.get_by_id(sub_id)
+    assert not sub.enabled and "410 Gone" in sub.last_error  # a later failure keeps the disable notice
+    assert WebhookDelivery.get_by_id(gone_id).status == "dead"
+    assert Notification.select().where(Notification.type == "webhook_disabled").count() == 1
+
+
+@pytest.mark.postgres_only
+def test_disabling_a_subscription_while_a_worker_claims_its_delivery_does_not_deadlock(
+    app, client, acme, subscription
+):
+    sub_id = subscription["id"]
+    [delivery_id] = pings(client, acme, sub_id, 1)
+    engine.start_attempt(delivery_id, app.config)  # a worker killed mid-attempt: its attempt stays started
+    WebhookDelivery.update(claimed_until=None).where(WebhookDelivery.id == delivery_id).execute()
+    # the next worker's claim marks that attempt interrupted before it writes its own attempt row;
+    # holding the old row stops it there, between its claim (the delivery's row) and the foreign
+    # key check of its attempt row (a share lock on the subscription's row)
+    blocker = OtherWriter(app.config["DATABASE"])
+    blocker.execute(f"SELECT 1 FROM webhook_delivery_attempt WHERE delivery_id = '{delivery_id}' FOR UPDATE")
+    worker, worker_outcome = in_thread(lambda: engine.start_attempt(delivery_id, app.config))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    patch, patch_outcome = in_thread(
+        lambda: app.test_client().patch(f"/api/v1/webhooks/{sub_id}", headers=acme, json={"enabled": False})
+    )
+    waiting_for_locks(app.config["DATABASE"], 2)  # the PATCH holds the subscription, waits for the delivery
+    blocker.commit_later(0)
+    worker.join(timeout=30)
+    patch.join(timeout=30)
+    assert "error" not in worker_outcome and "error" not in patch_outcome, (worker_outcome, patch_outcome)
+    assert patch_outcome["result"].status_code == 200, patch_outcome["result"].get_data(as_text=True)
+    assert worker_outcome["result"] is not None  # it claimed the delivery before the disable
+    assert WebhookDelivery.get_by_id(delivery_id).status == "dead"
+
+
+@pytest.mark.postgres_only
+def test_a_410_dead_lettering_deliveries_a_batch_is_claiming_does_not_deadlock(
+    app, client, acme, subscription
+):
+    sub_id = subscription["id"]
+    gone_id, *others = pings(client, acme, sub_id, 4)
+    # three deliveries a batch claims in id order (low, middle, high) while a bulk UPDATE would
+    # meet them as stored: high, low, middle (rewritten in that order, created in that order too)
+    low, middle, high = ("whd_" + digit * 24 for digit in "123")
+    start = clock.now() - timedelta(minutes=1)
+    for place, (old_id, new_id) in enumerate(zip(others, (high, low, middle), strict=True)):
+        WebhookDelivery.update(id=new_id, created_at=start + timedelta(seconds=place)).where(
+            WebhookDelivery.id == old_id
+        ).execute()
+    gone = engine.start_attempt(gone_id, app.config)
+    members = [WebhookDelivery.get_by_id(delivery_id) for delivery_id in (low, middle, high)]
+    sub = WebhookSubscription.get_by_id(sub_id)
+    blocker = OtherWriter(app.config["DATABASE"])  # holds the middle one: the batch stops after `low`
+    blocker.execute(f"UPDATE webhook_delivery SET updated_at = updated_at WHERE id = '{middle}'")
+    batch, batch_outcome = in_thread(lambda: engine._start(members, sub, app.config, clock.now()))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    # the 410 dead-letters the three; taken as stored it holds `high` and waits for `low`, which
+    # the batch holds, and the batch, let go on `middle`, then waits for `high`
+    first, first_outcome = in_thread(lambda: engine.conclude(gone, answered(410), app.config))
+    waiting_for_locks(app.config["DATABASE"], 2)
+    blocker.commit_later(0)
+    batch.join(timeout=30)
+    first.join(timeout=30)
+    assert "error" not in batch_outcome and "error" not in first_outcome, (batch_outcome, first_outcome)
+    assert len(batch_outcome["result"]) == 3  # claimed before the disable, then dead-lettered
+    assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4
+
+
+@pytest.mark.postgres_only
+def test_a_batch_giving_deliveries_back_beside_a_410_dead_lettering_them_does_not_deadlock(
+    app, client, acme, subscription
+):
+    sub_id = subscription["id"]
+    gone_id, *others = pings(client, acme, sub_id, 4)
+    low, middle, high = ("whd_" + digit * 24 for digit in "123")
+    for old_id, new_id in zip(others, (low, middle, high), strict=True):
+        WebhookDelivery.update(id=new_id).where(WebhookDelivery.id == old_id).execute()
+    gone = engine.start_attempt(gone_id, app.config)
+    sub = WebhookSubscription.get_by_id(sub_id)
+    members = [WebhookDelivery.get_by_id(delivery_id) for delivery_id in (high, low)]
+    unsent = engine._start(members, sub, app.config, clock.now())  # a batch's members, in batch order
+    blocker = OtherWriter(app.config["DATABASE"])  # holds `middle`: the 410 stops after `low`
+    blocker.execute(f"UPDATE webhook_delivery SET updated_at = updated_at WHERE id = '{middle}'")
+    first, first_outcome = in_thread(lambda: engine.conclude(gone, answered(410), app.config))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    # the batch gives `high` back, then waits for `low`; let go on `middle`, the 410 waits for `high`
+    back, back_outcome = in_thread(lambda: engine.release(unsent))
+    waiting_for_locks(app.config["DATABASE"], 2)
+    blocker.commit_later(0)
+    first.join(timeout=30)
+    back.join(timeout=30)
+    assert "error" not in first_outcome and "error" not in back_outcome, (first_outcome, back_outcome)
+    assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4

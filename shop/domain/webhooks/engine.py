@@ -12,7 +12,12 @@ from shop.db import deferred, locked, named_sql, on_postgres, run_sql, run_toget
 from shop.domain.webhooks import destinations, etiquette, notices
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
-from shop.domain.webhooks.subscriptions import dead_letter, signing_secrets
+from shop.domain.webhooks.subscriptions import (
+    SUBSCRIPTION_LOCK,
+    dead_letter,
+    lock_subscription,
+    signing_secrets,
+)
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import IN_FLIGHT
 from shop.platform import keyring, metrics
@@ -90,8 +95,11 @@ FINISH_ATTEMPT_SQL = named_sql(
     "address = :address, response_status = :code, response_headers = :headers, "
     "response_body = :body, error = :error WHERE id = :id"
 )
-NOTE_FAILURE_SQL = named_sql("UPDATE webhook_subscription SET last_error = :reason WHERE id = :id")
-# a success clears the failure it follows; a disable notice stays while the subscription is off
+# a disable notice stays while the subscription is off: neither an attempt that ends after the
+# disable (one sent before it, recorded after) nor a success replaces it
+NOTE_FAILURE_SQL = named_sql(
+    "UPDATE webhook_subscription SET last_error = :reason WHERE id = :id AND enabled"
+)
 CLEAR_FAILURE_SQL = named_sql(
     "UPDATE webhook_subscription SET last_error = NULL WHERE id = :id AND enabled AND deleted_at IS NULL"
 )
@@ -221,7 +229,7 @@ def release(unsent: list[Started]) -> None:
     if not unsent:
         return
     with write_transaction(), deferred():  # nothing read: on PostgreSQL sent with the COMMIT
-        for started in unsent:
+        for started in sorted(unsent, key=lambda started: started.delivery.id):  # as claimed: id order
             params = {"id": started.delivery.id, "previous": started.previous_attempt_at}
             run_sql(RELEASE_SQL, {**params, "until": started.held_until})
             run_sql(UNSTARTED_SQL, {"id": started.attempt_id})
@@ -396,6 +404,8 @@ def _write_finish(started: Started, status: str, outcome: Outcome, next_at) -> N
     with write_transaction():
         # results nobody reads: on PostgreSQL they travel with the COMMIT (a read below flushes them first)
         with deferred():
+            if status != "delivered" or sub.last_error is not None:  # it writes the subscription's row too
+                lock_subscription(sub.id)  # before the delivery's (docs/decisions.md, "Lock order")
             _record(started, status, outcome, next_at)
             if status == "delivered":
                 if sub.last_error is not None:
@@ -480,6 +490,7 @@ def _gone(started: Started, outcome: Outcome) -> None:
     log_attempt(started, "dead", outcome)
     with write_transaction():
         with deferred():  # answered with disable()'s update, the first statement that reads
+            lock_subscription(started.sub.id)  # before the delivery's row (docs/decisions.md, "Lock order")
             _record(started, "dead", outcome, None)
         disable(started.sub, GONE_NOTICE, "gone", started.delivery.id)
     metrics.attempt_finished("dead", outcome)
@@ -515,7 +526,8 @@ def maybe_auto_disable(sub: WebhookSubscription) -> bool:
     ).exists()
     # re-read under a row lock: the owner may have re-enabled it, or another worker disabled it
     current = locked(
-        WebhookSubscription.select(WebhookSubscription.enabled).where(WebhookSubscription.id == sub.id)
+        WebhookSubscription.select(WebhookSubscription.enabled).where(WebhookSubscription.id == sub.id),
+        SUBSCRIPTION_LOCK,
     ).first()
     if not failing_since or current is None or not current.enabled:
         return False

@@ -9,7 +9,7 @@ from flask import current_app
 from peewee import CharField
 
 from shop import clock
-from shop.db import locked, write_transaction
+from shop.db import locked, named_sql, on_postgres, run_sql, write_transaction
 from shop.domain.events import catalog, outbox
 from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
@@ -22,6 +22,23 @@ VERSION_HEADER = "Service-Version"
 SECRET_GRACE = timedelta(hours=24)
 ORDER = [(WebhookSubscription.created_at, True), (WebhookSubscription.id, True)]
 DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+# a subscription's row is locked before any row of its deliveries, in every transaction that writes
+# both (docs/decisions.md, "Lock order"), and never FOR UPDATE: a worker inserting an attempt row
+# holds its claimed delivery and takes a key-share lock on the subscription, which that would exclude
+SUBSCRIPTION_LOCK = "NO KEY UPDATE"
+LOCK_SUBSCRIPTION_SQL = named_sql(
+    f"SELECT 1 FROM webhook_subscription WHERE id = :id FOR {SUBSCRIPTION_LOCK}"
+)
+
+
+def lock_subscription(subscription_id: str) -> None:
+    """Inside a write transaction, before it touches a delivery: hold the subscription's row to the
+    end, so two transactions that both write the subscription and its deliveries never hold one
+    each while waiting for the other's (PostgreSQL; SQLite's write lock already holds everything)."""
+    if on_postgres():
+        run_sql(LOCK_SUBSCRIPTION_SQL, {"id": subscription_id})
 
 
 def new_subscription_id() -> str:
@@ -89,7 +106,7 @@ def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = F
     # a NUL can be no id, and PostgreSQL refuses it in a text parameter (a 500, not a 404)
     if subscription_id.startswith("whsub_") and len(subscription_id) <= 40 and "\x00" not in subscription_id:
         query = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id)
-        sub = (locked(query) if lock else query).first()
+        sub = (locked(query, SUBSCRIPTION_LOCK) if lock else query).first()
     if sub is None:
         raise ApiError(404, "not_found", f"No webhook subscription {subscription_id[:60]!r}.")
     return sub
@@ -172,11 +189,19 @@ def delete_subscription(tenant_id: str, subscription_id: str) -> dict:
 
 
 def dead_letter(sub: WebhookSubscription) -> int:
-    """End every pending or retrying delivery of a subscription (it was disabled or deleted)."""
+    """End every pending or retrying delivery of a subscription (it was disabled or deleted).
+
+    On PostgreSQL their rows are locked in id order first, the order a batch claims them in: a
+    bulk UPDATE takes them in whatever order it scans, and against a batch's claims that deadlocked.
+    """
     now = clock.now()
+    still_in_flight = (WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT)
+    in_id_order = (
+        WebhookDelivery.select(WebhookDelivery.id).where(still_in_flight).order_by(WebhookDelivery.id)
+    )
     return (
         WebhookDelivery.update(status="dead", next_attempt_at=None, updated_at=now)
-        .where((WebhookDelivery.subscription == sub.id) & WebhookDelivery.status.in_(IN_FLIGHT))
+        .where(WebhookDelivery.id.in_(locked(in_id_order, "NO KEY UPDATE")) & still_in_flight)
         .execute()
     )
 
