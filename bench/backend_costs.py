@@ -8,7 +8,9 @@ operations on SQLite and PostgreSQL in one run:
 
 - me: GET /api/v1/me (key lookup, token bucket);
 - booking: GET the day's slots, then POST an appointment in the first free one;
-- emit: one event emitted in a write transaction (event, delivery rows, the queued job).
+- emit: one event emitted in a write transaction (event, delivery rows, the queued job);
+- select1: `SELECT 1` through the app's database: the floor of one statement (a round trip on
+  PostgreSQL), what every other line pays per round trip before any work of its own.
 
 Columns: wall and CPU milliseconds of this process per operation, the CPU milliseconds the
 PostgreSQL server processes of the database spent per operation (/proc, this machine only), the
@@ -38,7 +40,7 @@ from urllib.parse import urlsplit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-OPERATIONS = ("me", "booking", "emit")
+OPERATIONS = ("me", "booking", "emit", "select1")
 SERVER_LOGS = "/var/log/postgresql/postgresql-*-main.log"
 
 
@@ -89,7 +91,7 @@ def run_child(operation: str, count: int) -> dict:
     from datetime import date, timedelta
 
     from shop import create_app
-    from shop.db import db, write_transaction
+    from shop.db import db, run_sql, write_transaction
     from shop.domain.events.outbox import emit
     from shop.domain.fixtures import load_fixture
 
@@ -118,7 +120,10 @@ def run_child(operation: str, count: int) -> dict:
         with write_transaction():
             emit("bench0", "customer.updated", {"object": "customer", "id": "1"})
 
-    run = {"me": me, "booking": booking, "emit": emit_one}[operation]
+    def select1() -> None:
+        run_sql("SELECT 1", {})
+
+    run = {"me": me, "booking": booking, "emit": emit_one, "select1": select1}[operation]
     for _ in range(10):
         run()
     statements = [0]
