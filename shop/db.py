@@ -343,6 +343,36 @@ def deferred():
     return db.obj.deferred_writes() if on_postgres() else contextlib.nullcontext()
 
 
+def read_ahead(text: str, params: dict):
+    """Inside a write transaction, a read whose rows it needs later: on PostgreSQL sent now without
+    waiting, its answer brought by the transaction's next round trip (a statement, run_together or
+    the wait for it); on SQLite run when its rows are first asked for. Returns a function giving
+    the rows (the same ones each time).
+
+    The read sees the database as of the moment it runs on the server, like any statement of the
+    transaction (READ COMMITTED on PostgreSQL); on SQLite the write lock already holds it still.
+    """
+    if not on_postgres() or not db.in_transaction():
+        return functools.cache(lambda: run_sql(text, params))
+    with db.obj.deferred_writes():
+        cursor = db.execute_sql(driver_sql(text), params)
+    return functools.cache(lambda: rows_of(db.obj.answered(cursor)))
+
+
+def next_id_ahead(model):
+    """Inside a write transaction on PostgreSQL: the next id of the model's sequence, read ahead
+    (read_ahead), so the row's insert need not wait for its RETURNING; None on SQLite, whose insert
+    assigns it. A transaction that rolls back leaves a gap, as a failed insert already does."""
+    if not on_postgres():
+        return None
+    table, column = model._meta.table_name, model._meta.primary_key.column_name
+    rows = read_ahead(
+        named_sql("SELECT nextval(pg_get_serial_sequence(:table, :column))"),
+        {"table": table, "column": column},
+    )
+    return lambda: rows()[0][0]
+
+
 def write_sql(text: str, params: dict) -> list:
     """run_sql for a statement that writes on its own (no transaction around it): through the gate."""
     with writer_gate.held():

@@ -90,15 +90,20 @@ class ShopPostgresDatabase(Psycopg3Database):
     @contextlib.contextmanager
     def deferred_writes(self):
         """Inside a transaction: the block's statements go out without waiting for their answers,
-        which come with the transaction's next statement or its COMMIT. Only for writes whose
-        result nobody reads: an error in one is raised there (and the transaction rolls back)."""
-        if not self.in_transaction() or self._holding():
-            yield
+        which come with the transaction's next statement or its COMMIT. For writes whose result
+        nobody reads (an error in one is raised there, and the transaction rolls back), and for
+        reads whose rows are asked for later (shop.db.read_ahead). A block after another one's
+        held statements joins them: both are answered by the same round trip."""
+        if not self.in_transaction() or self._holding(outside_block=False) and self._held.state[2]:
+            yield  # outside a transaction, or inside a block already
             return
-        conn = self.connection()
-        stack = contextlib.ExitStack()
-        with __exception_wrapper__:
-            stack.enter_context(conn.pipeline())
+        if self._holding():  # an earlier block's statements wait for their answers: go on with them
+            conn, stack, _ = self._held.state
+        else:
+            conn = self.connection()
+            stack = contextlib.ExitStack()
+            with __exception_wrapper__:
+                stack.enter_context(conn.pipeline())
         self._held.state = (conn, stack, True)
         try:
             if self._owes_begin():
@@ -109,6 +114,13 @@ class ShopPostgresDatabase(Psycopg3Database):
             _close_quietly(stack)  # discard: the block failed
             raise
         self._held.state = (conn, stack, False)
+
+    def answered(self, cursor):
+        """A cursor of a held statement, once its answer is in: the held statements are sent and
+        waited for now unless a statement since has brought their answers."""
+        if cursor.pgresult is None and self._holding():
+            self._flush()
+        return cursor
 
     def _holding(self, outside_block: bool = False) -> bool:
         """Whether this thread's connection holds deferred writes (after their block, if asked)."""
@@ -135,10 +147,12 @@ class ShopPostgresDatabase(Psycopg3Database):
 
         The server runs each one after the one before has finished, with a snapshot of its own
         (READ COMMITTED), exactly as if they were sent one by one; an error in one raises here and
-        the ones after it do not run.
+        the ones after it do not run. Held statements go first, in the same round trip.
         """
         if self._holding():
-            self._flush()
+            return self._flush(
+                lambda: [Psycopg3Database.execute_sql(self, sql, params) for sql, params in statements]
+            )
         conn = self.connection()
         with __exception_wrapper__, conn.pipeline():
             if self._owes_begin():

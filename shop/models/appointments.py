@@ -55,8 +55,12 @@ class Appointment(BaseModel):
         )
 
     def save(self, *args, **kwargs):
-        self.email_key = self.customer_email.lower() if self.customer_email else None
+        self.fill_keys()
         return super().save(*args, **kwargs)
+
+    def fill_keys(self) -> None:
+        """The columns derived from the row's own values (every write sets them)."""
+        self.email_key = self.customer_email.lower() if self.customer_email else None
 
 
 class SlotHold(BaseModel):

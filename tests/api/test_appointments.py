@@ -424,3 +424,29 @@ def test_a_reset_from_completed_that_reschedules_into_a_full_slot_is_refused(cli
     )
     assert_error(response, 409, "slot_unavailable", "scheduled_time")
     assert Appointment.get_by_id(body["id"]).status == "completed"
+
+
+@pytest.mark.postgres_only
+def test_a_booking_is_three_round_trips_on_postgres_and_loses_nothing(client, load):
+    # the key and its bucket; the day's lock with the settings, the day's bookings, the next id and
+    # the subscriptions read ahead; the appointment, its event, the delivery, its job and the COMMIT
+    from shop.models import Event, WebhookDelivery
+    from tests.helpers.round_trips import counted_round_trips
+
+    set_clock("2026-11-25T12:00:00")
+    hook = {
+        "url": "https://hooks.example.com/x",
+        "events": ["appointment.created"],
+        "signing_secret": "whsec_" + "0" * 32,
+    }
+    load(tenant_fixture("acme", booking=BOOKING, tickets=TICKETS, webhook_subscriptions=[hook]))
+    headers = auth_headers("sk_test_acme_token_0001")
+    create(client, headers)  # the statements prepared, the key's bucket made
+    with counted_round_trips() as trips:
+        body = create(client, headers, customer_email="Ann@Example.com", scheduled_time="10:00")
+    assert trips.count == 3, trips.trace
+    saved = Appointment.get_by_id(body["id"])
+    assert (saved.scheduled_time, saved.email_key) == ("10:00", "ann@example.com")
+    [event] = [e for e in Event.select() if e.data["id"] == str(body["id"])]
+    assert event.type == "appointment.created"
+    assert WebhookDelivery.select().where(WebhookDelivery.event == event.id).count() == 1

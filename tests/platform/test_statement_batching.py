@@ -9,7 +9,17 @@ import logging
 import pytest
 from peewee import IntegrityError
 
-from shop.db import db, deferred, run_sql, run_together, write_transaction
+from shop.db import (
+    db,
+    deferred,
+    next_id_ahead,
+    on_postgres,
+    read_ahead,
+    run_sql,
+    run_together,
+    write_transaction,
+)
+from shop.models import Appointment
 
 
 @pytest.fixture
@@ -95,3 +105,44 @@ def test_a_block_that_fails_after_deferred_writes_keeps_none_of_them(scratch, ca
     with write_transaction():  # the connection is usable again
         insert(5)
     assert ids() == [5]
+
+
+def test_a_read_ahead_gives_its_rows_when_asked(scratch):
+    insert(1)
+    with write_transaction():
+        rows = read_ahead("SELECT id, label FROM batching_scratch WHERE id = :id", {"id": 1})
+        nothing_yet = read_ahead("SELECT id FROM batching_scratch WHERE id = :id", {"id": 9})
+        assert run_together(("SELECT 2", {})) == [[(2,)]]
+        assert rows() == [(1, "row 1")] and nothing_yet() == []
+        assert rows() == [(1, "row 1")]  # asked again: the same rows
+
+
+def test_a_read_ahead_with_no_statement_after_it_is_answered_when_asked(scratch):
+    insert(1)
+    with write_transaction():
+        rows = read_ahead("SELECT id FROM batching_scratch", {})
+        assert rows() == [(1,)]
+        insert(2)
+    assert ids() == [1, 2]
+
+
+@pytest.mark.postgres_only
+def test_reads_ahead_travel_with_the_next_round_trip_on_postgres(scratch):
+    from tests.helpers.round_trips import counted_round_trips
+
+    insert(1)
+    with counted_round_trips() as trips:
+        with write_transaction():
+            rows = read_ahead("SELECT id FROM batching_scratch", {})
+            new_id = next_id_ahead(Appointment)
+            run_together(("SELECT 2", {}), ("SELECT 3", {}))  # BEGIN, both reads ahead, these two
+            assert rows() == [(1,)] and new_id() > 0
+            with deferred():
+                insert(2)  # goes with the COMMIT
+    assert trips.count == 2, trips.trace
+    assert ids() == [1, 2]
+
+
+def test_no_id_is_read_ahead_on_sqlite(app):
+    if not on_postgres():
+        assert next_id_ahead(Appointment) is None

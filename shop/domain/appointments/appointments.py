@@ -4,10 +4,10 @@ from datetime import date
 
 from schemas.appointments import AppointmentSchema
 from shop import clock
-from shop.db import locked, write_transaction
+from shop.db import deferred, locked, next_id_ahead, write_transaction
 from shop.domain.appointments.holds import consume_hold, mark_consumed_by
 from shop.domain.appointments.slots import SlotTaken, Span, booking_of, has_capacity, service_buffers
-from shop.domain.events.outbox import emit
+from shop.domain.events.outbox import emit, subscriptions_ahead
 from shop.domain.records.tickets import get_visible_ticket
 from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
@@ -117,6 +117,9 @@ def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appoi
     fields.update({name: body[name] for name in ("tech_id", "location_id", "status") if name in body})
     try:
         with write_transaction():
+            # PostgreSQL: both read with the capacity check's round trip, so the insert, the event
+            # and its deliveries all go out with the COMMIT (shop.db.read_ahead)
+            subscriptions, new_id = subscriptions_ahead(tenant_id), next_id_ahead(Appointment)
             if fields.get("ticket_id") is not None:
                 fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
             hold = _booked_service(tenant_id, body, fields)
@@ -124,13 +127,25 @@ def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appoi
                 tenant=tenant_id, source=body.get("source", source), created_at=clock.now(), **fields
             )
             _ensure_capacity(tenant_id, appointment, "slot_unavailable", hold and hold.tech_id)
-            appointment.save()
+            _insert(appointment, new_id)
             if hold is not None:
                 mark_consumed_by(hold, appointment.id)
-            emit(tenant_id, "appointment.created", lean_payload(appointment, "created"))
+            emit(tenant_id, "appointment.created", lean_payload(appointment, "created"), subscriptions)
     except SlotTaken as taken:
         raise taken.answer(tenant_id) from None
     return appointment
+
+
+def _insert(appointment: Appointment, new_id) -> None:
+    """Insert a new appointment: with an id read ahead (next_id_ahead) its insert is held for the
+    transaction's next round trip; else the insert assigns the id and returns it."""
+    if new_id is None:
+        appointment.save()
+        return
+    appointment.id = new_id()
+    appointment.fill_keys()
+    with deferred():
+        Appointment.insert_row(**appointment.__data__)
 
 
 def _booked_service(tenant_id: str, body: dict, fields: dict):
