@@ -17,7 +17,7 @@ from schemas.notifications import NotificationInputSchema
 from shop.db import write_transaction
 from shop.models import Tenant
 from shop.platform.errors import ApiError
-from shop.platform.validation import surrogate_path, validation_error
+from shop.platform.validation import refuse_unstorable, validation_error
 
 # kind -> (the "module:function" that applies it, the schema its --data is parsed with first, or
 # None for the kinds that only name a record); handlers take the parsed fields, never raw input
@@ -56,11 +56,7 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", f"Unknown activity {kind!r}; known: {known}.", param="kind")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
-    bad = surrogate_path(data)
-    if bad is not None:  # SQLite cannot store it: refuse as a request body would be
-        raise ApiError(
-            400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).", param=bad
-        )
+    refuse_unstorable(data)  # text a backend cannot store: refused as a request body would be
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
     handler, schema = target

@@ -263,6 +263,40 @@ def _complete_operation(path: str, method: str, operation: dict, path_parameters
     _document_headers(operation)
 
 
+# what the parser refuses in any text it is sent (shop.platform.validation.refuse_unstorable): a NUL
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+def _no_nul(schema: dict, schemas: dict, seen: set) -> None:
+    """Write the parser's NUL rule on every free-text string of a request schema (one without an
+    enum, a format or a pattern of its own), so a client or a contract test knows it is refused."""
+    ref = schema.get("$ref", "")
+    if ref:
+        name = ref.rsplit("/", 1)[-1]
+        if name not in seen and name in schemas:
+            seen.add(name)
+            _no_nul(schemas[name], schemas, seen)
+        return
+    if schema.get("type") == "string" and not {"enum", "format", "pattern"} & set(schema):
+        schema["pattern"] = NO_NUL_PATTERN
+    for nested in schema.get("properties", {}).values():
+        _no_nul(nested, schemas, seen)
+    if isinstance(schema.get("items"), dict):
+        _no_nul(schema["items"], schemas, seen)
+    for branch in schema.get("anyOf", []) + schema.get("oneOf", []) + schema.get("allOf", []):
+        _no_nul(branch, schemas, seen)
+
+
+def _document_no_nul(operation: dict, schemas: dict, seen: set) -> None:
+    """The NUL rule on an operation's body and its strictly parsed query parameters."""
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") == "query" and not parameter["schema"].get("x-ignored-when-malformed"):
+            _no_nul(parameter["schema"], schemas, seen)
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+    if body:
+        _no_nul(body["schema"], schemas, seen)
+
+
 def _schema_rules(api, schemas: dict) -> None:
     """Whole-body rules a schema class declares in OPENAPI (AppointmentUpdate: minProperties)."""
     for key, name in api.ma_plugin.converter.refs.items():
@@ -279,11 +313,13 @@ def openapi_document(api) -> dict:
     components = spec.setdefault("components", {})
     components["headers"] = _components_headers()
     components.pop("responses", None)  # flask-smorest's DEFAULT_ERROR and 422: replaced above
+    seen: set = set()  # request schemas already given the NUL rule
     for name, path in spec.get("paths", {}).items():
         _describe_path_ids(name, path)
         for method, operation in path.items():
             if method in HTTP_METHODS:
                 _complete_operation(name, method, operation, path.get("parameters", []))
+                _document_no_nul(operation, components.get("schemas", {}), seen)
     return spec
 
 

@@ -14,6 +14,7 @@ INT32_MAX = 2_147_483_647
 # marshmallow's wording for an integer beyond the 32-bit range (see fields.Int32)
 INT32_MESSAGE = f"Must be at most {INT32_MAX}."
 SURROGATE = re.compile("[\ud800-\udfff]")
+NUL = re.compile("\x00")  # PostgreSQL refuses it in any text value
 
 
 def _not_json(constant: str):
@@ -45,6 +46,8 @@ class ShopParser(FlaskParser):
                 data[base] = list(values)
             else:
                 data[base] = values[0]
+                if base in fields and NUL.search(values[0]):
+                    refuse_nul_in_query(base, fields[base])
         return data
 
     def _raw_load_json(self, req):
@@ -66,13 +69,9 @@ class ShopParser(FlaskParser):
             raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
 
     def load_json(self, req, schema):
-        """The JSON body, refusing strings SQLite cannot store (unpaired UTF-16 surrogates)."""
+        """The JSON body, refusing strings one of the backends cannot store (see refuse_unstorable)."""
         data = super().load_json(req, schema)
-        bad = surrogate_path(data)
-        if bad is not None:
-            raise ApiError(
-                400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).", param=bad
-            )
+        refuse_unstorable(data)
         return data
 
     def handle_error(self, error, req, schema, *, error_status_code, error_headers):
@@ -82,10 +81,31 @@ class ShopParser(FlaskParser):
         raise ApiError(400, "invalid_json", "The request body is not valid JSON.")
 
 
-def surrogate_path(value, top: str | None = None) -> str | None:
-    """The top-level field holding a string with a lone surrogate ("\\ud800" in JSON), if any."""
+def refuse_nul_in_query(name: str, field) -> None:
+    """400 for a query value holding a NUL (%00): PostgreSQL refuses NUL in a text parameter, so a
+    filter passing it on was a 500 there (and matched nothing on SQLite); no valid value has one."""
+    code = field.metadata.get("error_code", "invalid_query")
+    raise ApiError(400, code, f"{name}: contains a NUL character (invalid text).", param=name)
+
+
+def refuse_unstorable(data) -> None:
+    """400 invalid_field naming the top-level field of a string that a backend cannot store: SQLite
+    refuses unpaired surrogates, PostgreSQL refuses NUL. Refused on both, so a request accepted on
+    one backend is accepted on the other."""
+    bad = unstorable_path(data, SURROGATE)
+    if bad is not None:
+        raise ApiError(
+            400, "invalid_field", f"{bad}: contains an unpaired surrogate (invalid text).", param=bad
+        )
+    bad = unstorable_path(data, NUL)
+    if bad is not None:
+        raise ApiError(400, "invalid_field", f"{bad}: contains a NUL character (invalid text).", param=bad)
+
+
+def unstorable_path(value, pattern: re.Pattern, top: str | None = None) -> str | None:
+    """The top-level field holding a string (or a key) that matches `pattern`, if any."""
     if isinstance(value, str):
-        return top if SURROGATE.search(value) else None
+        return top if pattern.search(value) else None
     if isinstance(value, dict):
         items = value.items()
     elif isinstance(value, list):
@@ -94,9 +114,9 @@ def surrogate_path(value, top: str | None = None) -> str | None:
         return None
     for key, item in items:
         name = top if top is not None else str(key)
-        if isinstance(key, str) and SURROGATE.search(key):
+        if isinstance(key, str) and pattern.search(key):
             return name
-        found = surrogate_path(item, name)
+        found = unstorable_path(item, pattern, name)
         if found is not None:
             return found
     return None

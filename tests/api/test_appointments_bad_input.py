@@ -35,6 +35,15 @@ def bad(case_id, method, path, body, status, code, param, **kwargs):
 
 CREATE = [
     bad(
+        "a NUL in the service description",
+        "post",
+        "",
+        {**NEW, "service_description": "Screen\x00"},
+        400,
+        "invalid_field",
+        "service_description",
+    ),
+    bad(
         "create without customer_name is missing_field",
         "post",
         "",
@@ -300,6 +309,16 @@ PATCH = [
         "scheduled_time",
     ),
     bad("over-long notes", "patch", "/500", {"notes": "x" * 5001}, 400, "invalid_field", "notes"),
+    bad("a NUL in the notes", "patch", "/500", {"notes": "a\x00b"}, 400, "invalid_field", "notes"),
+    bad(
+        "a NUL in the customer name",
+        "patch",
+        "/500",
+        {"customer_name": "\x00"},
+        400,
+        "invalid_field",
+        "customer_name",
+    ),
     bad("a billing-only ticket", "patch", "/500", {"ticket_id": "1002"}, 404, "not_found", "ticket_id"),
     bad(
         "an edit of a cancelled appointment",
@@ -327,6 +346,15 @@ ACTIONS = [
         "reason",
     ),
     bad("cancel with a numeric reason", "post", "/500/cancel", {"reason": 5}, 400, "invalid_field", "reason"),
+    bad(
+        "cancel with a NUL in the reason",
+        "post",
+        "/500/cancel",
+        {"reason": "\x00"},
+        400,
+        "invalid_field",
+        "reason",
+    ),
     bad("cancel with an unknown field", "post", "/500/cancel", {"why": "x"}, 400, "invalid_field", "why"),
     bad("cancel of a cancelled appointment", "post", "/501/cancel", None, 422, "cancel_failed", None),
     bad("cancel of a negative id", "post", "/-1/cancel", None, 400, "invalid_id", "id"),
@@ -432,6 +460,10 @@ LIST = [
         (f"customer_email={'a' * 321}", "invalid_customer_email", "customer_email"),
         ("ticket_id=", "invalid_ticket_id", "ticket_id"),
         (f"ticket_id={'1' * 256}", "invalid_ticket_id", "ticket_id"),
+        # a NUL matches no stored value, and PostgreSQL refuses it in a text parameter
+        ("customer_email=a%00@b.c", "invalid_customer_email", "customer_email"),
+        ("ticket_id=%00", "invalid_ticket_id", "ticket_id"),
+        ("tech_id=t%00", "invalid_query", "tech_id"),
         (f"tech_id={'t' * 41}", "invalid_query", "tech_id"),
         ("status=confirmed&status=cancelled", "invalid_query", "status"),
         ("date_from[]=2026-12-01", "invalid_query", "date_from"),
@@ -456,6 +488,7 @@ SLOTS = [
         ("date=2026-12-01&date=2026-12-02", "invalid_query", "date"),
         ("date[x]=2026-12-01", "invalid_query", "date"),
         ("date=2026-12-01&service_id[]=screen-repair", "invalid_query", "service_id"),
+        ("date=2026-12-01&tech_id=%00", "invalid_query", "tech_id"),
     ]
 ]
 

@@ -345,6 +345,20 @@ def test_each_operation_lists_the_statuses_it_can_answer(client, method, path, p
     assert "405" in responses  # every documented path answers other methods with a JSON 405
 
 
+def test_free_text_in_requests_documents_that_a_nul_is_refused(client):
+    """The parser refuses a NUL in any text (PostgreSQL cannot store one): the document says so,
+    or a schema-valid request would be refused (schemathesis's positive_data_acceptance)."""
+    spec = client.get("/api/v1/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    listing = served_operations(client)[("get", "/api/v1/appointments")]
+    email = next(p for p in listing["parameters"] if p["name"] == "customer_email")
+    ticket = schemas["LinkTicket"]["properties"]["ticket_id"]["anyOf"][0]
+    for schema in (schemas["AppointmentCreate"]["properties"]["notes"], email["schema"], ticket):
+        assert re.search(schema["pattern"], "a b \u00e9") and not re.search(schema["pattern"], "a\x00b")
+    usage = served_operations(client)[("get", "/api/v1/usage")]["parameters"]
+    assert not any("pattern" in p["schema"] for p in usage)  # ignored when malformed, NUL included
+
+
 def test_rotate_secret_requires_its_idempotency_key_in_the_document(client):
     operation = served_operations(client)[("post", "/api/v1/webhooks/{id}/rotate_secret")]
     header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")

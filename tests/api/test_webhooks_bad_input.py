@@ -113,8 +113,14 @@ def test_the_fixture_loader_names_the_setting_too(runner, tmp_path):
         ('{"url": "https://a.example.com/", "events": ["*"], "description": "\\ud800"}', "description"),
         ('{"url": "https://a.example.com/\\udfff", "events": ["*"]}', "url"),
         ('{"url": "https://a.example.com/", "events": ["\\ud800"]}', "events"),
+        ('{"url": "https://a.example.com/", "events": ["*"], "description": "a\\u0000"}', "description"),
     ],
-    ids=["a lone surrogate in the description", "a lone surrogate in the url", "a lone surrogate in events"],
+    ids=[
+        "a lone surrogate in the description",
+        "a lone surrogate in the url",
+        "a lone surrogate in events",
+        "a NUL in the description (PostgreSQL cannot store it)",
+    ],
 )
 def test_text_that_cannot_be_stored_is_400_not_500(client, acme, raw, param):
     response = client.post("/api/v1/webhooks", data=raw, content_type="application/json", headers=acme)
@@ -165,6 +171,7 @@ PATCH_CASES = [
     ({"enabled": "false"}, "invalid_field", "enabled", "enabled as text"),
     ({"description": ["x"]}, "invalid_field", "description", "a description array"),
     ({"description": "y" * 501}, "invalid_field", "description", "a long description"),
+    ({"description": "a\x00b"}, "invalid_field", "description", "a NUL in the description"),
     ({"id": "whsub_x"}, "invalid_field", "id", "a read-only field"),
     ({"signing_secret": "whsec_x"}, "invalid_field", "signing_secret", "the secret"),
 ]

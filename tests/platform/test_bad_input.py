@@ -293,6 +293,26 @@ def test_unpaired_surrogates_are_invalid_field_not_500(client, acme, body):
     assert Customer.select().count() == 0
 
 
+@pytest.mark.parametrize(
+    "body, param",
+    [
+        ('{"display_name": "a\\u0000b"}', "display_name"),
+        ('{"display_name": "ok", "email": "a\\u0000@b.c"}', "email"),
+        ('{"display_name": "x", "\\u0000": 1}', "\x00"),
+    ],
+    ids=["a NUL in a value", "a NUL in another field", "a NUL in a key"],
+)
+def test_a_nul_is_invalid_field_on_both_backends(client, acme, body, param):
+    """PostgreSQL refuses NUL in text (it was a 500 there, and stored on SQLite): refused alike."""
+    response = client.post("/api/v1/_probe", data=body, content_type="application/json", headers=acme)
+    assert response.status_code == 400
+    assert (response.get_json()["error"]["code"], response.get_json()["error"]["param"]) == (
+        "invalid_field",
+        param,
+    )
+    assert Customer.select().count() == 0
+
+
 def test_a_proper_surrogate_pair_is_fine(client, acme):
     response = client.post(
         "/api/v1/_probe",

@@ -134,6 +134,7 @@ BAD_DATA = [
     ("lead.updated", {"id": 6001, "status": "converted"}, "invalid_field", "status"),
     ("lead.created", {"phone": 5555550100}, "invalid_field", "phone"),
     ("customer.created", {"display_name": "Ann \ud800"}, "invalid_field", "display_name"),
+    ("customer.created", {"display_name": "Ann \x00"}, "invalid_field", "display_name"),
 ]
 BAD_DATA_IDS = [
     "id a boolean",
@@ -171,6 +172,7 @@ BAD_DATA_IDS = [
     "lead status converted by update",
     "phone a number",
     "text SQLite cannot store (a lone surrogate)",
+    "text PostgreSQL cannot store (a NUL)",
 ]
 
 STATE = [
