@@ -94,7 +94,7 @@ class ShopPostgresDatabase(Psycopg3Database):
         nobody reads (an error in one is raised there, and the transaction rolls back), and for
         reads whose rows are asked for later (shop.db.read_ahead). A block after another one's
         held statements joins them: both are answered by the same round trip."""
-        if not self.in_transaction() or self._holding(outside_block=False) and self._held.state[2]:
+        if not self.in_transaction() or self._holding() and self._held.state[2]:
             yield  # outside a transaction, or inside a block already
             return
         if self._holding():  # an earlier block's statements wait for their answers: go on with them
