@@ -14,7 +14,6 @@ from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscrip
 from tasks import huey
 from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.round_trips import counted_round_trips
-from tests.helpers.webhook_receiver import WebhookReceiver
 
 
 @pytest.fixture
@@ -32,22 +31,6 @@ def shop(load, app, monkeypatch):
         ),
     )
     return auth_headers("sk_test_acme_token_0001")
-
-
-@pytest.fixture
-def hook(tmp_path, app, monkeypatch):
-    """Start a receiver with a script; the app's engine trusts its CA."""
-    opened = []
-
-    def start(**kwargs):
-        receiver = WebhookReceiver(tmp_path, **kwargs).__enter__()
-        opened.append(receiver)
-        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", receiver.ca_path)
-        return receiver
-
-    yield start
-    for receiver in opened:
-        receiver.__exit__(None, None, None)
 
 
 def subscribe(client, headers, url) -> str:
@@ -87,8 +70,10 @@ def queued() -> list[str]:
     return [task.args[0] for task in huey.pending() if task.name.endswith("deliver_webhook")]
 
 
-def test_one_job_sends_the_due_deliveries_of_its_subscription_each_recorded(client, shop, app, hook):
-    receiver = hook()
+def test_one_job_sends_the_due_deliveries_of_its_subscription_each_recorded(
+    client, shop, app, start_receiver
+):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(3)
     assert engine.attempt_batch(ids[0], app.config) == []
@@ -104,8 +89,8 @@ def test_one_job_sends_the_due_deliveries_of_its_subscription_each_recorded(clie
     assert engine.attempt_batch(ids[1], app.config) == [] and len(receiver.events()) == 3
 
 
-def test_only_deliveries_whose_jobs_are_queued_join_a_batch(client, shop, app, hook):
-    receiver = hook()
+def test_only_deliveries_whose_jobs_are_queued_join_a_batch(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(3)
     huey.flush()  # queued jobs lost: the sweep would queue them again
@@ -114,8 +99,8 @@ def test_only_deliveries_whose_jobs_are_queued_join_a_batch(client, shop, app, h
     assert untouched(ids[1]) and untouched(ids[2])
 
 
-def test_a_batch_holds_one_subscription_of_one_tenant_only(client, shop, app, hook):
-    receiver = hook()
+def test_a_batch_holds_one_subscription_of_one_tenant_only(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     subscribe(client, shop, receiver.hook_url() + "-second")
     other = subscribe(client, auth_headers("sk_test_globex_token_0001"), receiver.hook_url())
@@ -129,8 +114,8 @@ def test_a_batch_holds_one_subscription_of_one_tenant_only(client, shop, app, ho
     assert WebhookSubscription.get_by_id(other).tenant_id == "globex"
 
 
-def test_the_batch_stops_at_a_failure_and_gives_the_rest_back_requeued(client, shop, app, hook):
-    receiver = hook(script=[(200, {"ok": True}), (500, {"error": "down"})])
+def test_the_batch_stops_at_a_failure_and_gives_the_rest_back_requeued(client, shop, app, start_receiver):
+    receiver = start_receiver(script=[(200, {"ok": True}), (500, {"error": "down"})])
     subscribe(client, shop, receiver.hook_url())
     ids = events(4)
     assert engine.attempt_batch(ids[0], app.config) == [(ids[1], 0)]  # its retry, for the job to schedule
@@ -145,8 +130,8 @@ def test_the_batch_stops_at_a_failure_and_gives_the_rest_back_requeued(client, s
     assert len(receiver.events()) == 4 and log(ids[3]) == [(1, "initial", "succeeded")]
 
 
-def test_a_410_in_a_batch_disables_and_leaves_no_attempt_started(client, shop, app, hook):
-    receiver = hook(script=[(200, {"ok": True}), (410, {"error": "gone"})])
+def test_a_410_in_a_batch_disables_and_leaves_no_attempt_started(client, shop, app, start_receiver):
+    receiver = start_receiver(script=[(200, {"ok": True}), (410, {"error": "gone"})])
     sub_id = subscribe(client, shop, receiver.hook_url())
     ids = events(4)
     engine.attempt_batch(ids[0], app.config)
@@ -156,9 +141,9 @@ def test_a_410_in_a_batch_disables_and_leaves_no_attempt_started(client, shop, a
     assert [WebhookDelivery.get_by_id(i).attempts for i in ids] == [1, 1, 0, 0]
 
 
-def test_members_not_sent_within_the_claims_margin_go_back(client, shop, app, hook, monkeypatch):
+def test_members_not_sent_within_the_claims_margin_go_back(client, shop, app, start_receiver, monkeypatch):
     monkeypatch.setattr(engine, "HOLD_MARGIN", 0)  # every member after the first is already late
-    receiver = hook()
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(3)
     assert engine.attempt_batch(ids[0], app.config) == []
@@ -167,8 +152,8 @@ def test_members_not_sent_within_the_claims_margin_go_back(client, shop, app, ho
     assert sorted(queued()) == sorted(ids)
 
 
-def test_a_batch_takes_at_most_its_size_and_only_what_is_due(client, shop, app, hook):
-    receiver = hook()
+def test_a_batch_takes_at_most_its_size_and_only_what_is_due(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(5)
     later = WebhookDelivery.get_by_id(ids[4])
@@ -184,8 +169,8 @@ def test_a_batch_takes_at_most_its_size_and_only_what_is_due(client, shop, app, 
     assert ids[4] in queued()
 
 
-def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, app, hook):
-    receiver = hook()
+def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(8)
     barrier, results = threading.Barrier(4), [None] * 4
@@ -214,8 +199,8 @@ def test_batches_racing_over_the_same_deliveries_send_each_once(client, shop, ap
 
 
 @pytest.mark.postgres_only
-def test_a_job_of_one_delivery_costs_four_round_trips_on_postgres(client, shop, app, hook):
-    receiver = hook()
+def test_a_job_of_one_delivery_costs_four_round_trips_on_postgres(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     (delivery_id,) = events(1)
     huey.flush()  # the consumer took the job: no other job is queued
@@ -237,8 +222,10 @@ def test_a_job_of_one_delivery_costs_four_round_trips_on_postgres(client, shop, 
     ],
     ids=["a failure noted on the subscription", "a success that clears the failure before it"],
 )
-def test_recording_an_outcome_is_one_round_trip_on_postgres(client, shop, app, hook, answers, status, note):
-    receiver = hook(script=answers)
+def test_recording_an_outcome_is_one_round_trip_on_postgres(
+    client, shop, app, start_receiver, answers, status, note
+):
+    receiver = start_receiver(script=answers)
     sub_id = subscribe(client, shop, receiver.hook_url())
     (delivery_id,) = events(1)
     for _ in answers[1:]:  # the failures before the attempt counted
@@ -254,8 +241,8 @@ def test_recording_an_outcome_is_one_round_trip_on_postgres(client, shop, app, h
 
 
 @pytest.mark.postgres_only
-def test_a_batch_claims_its_deliveries_in_one_round_trip_on_postgres(client, shop, app, hook):
-    receiver = hook()
+def test_a_batch_claims_its_deliveries_in_one_round_trip_on_postgres(client, shop, app, start_receiver):
+    receiver = start_receiver()
     subscribe(client, shop, receiver.hook_url())
     ids = events(3)
     with counted_round_trips() as trips:

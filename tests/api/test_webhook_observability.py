@@ -17,7 +17,6 @@ from shop.models import (
 )
 from tasks import huey
 from tests.helpers import assert_error, auth_headers, tenant_fixture
-from tests.helpers.webhook_receiver import WebhookReceiver
 
 TRUSTED = "127.0.0.0/8"
 
@@ -45,22 +44,6 @@ def inbound(body="Hi"):
     return run_activity("message.received", "acme", {"conversation_id": 10, "channel": "sms", "body": body})
 
 
-@pytest.fixture
-def receiver(tmp_path, app, monkeypatch):
-    """Start a receiver with a script; the app's engine trusts its CA."""
-    opened = []
-
-    def start(**kwargs):
-        hook = WebhookReceiver(tmp_path, **kwargs).__enter__()
-        opened.append(hook)
-        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", hook.ca_path)
-        return hook
-
-    yield start
-    for hook in opened:
-        hook.__exit__(None, None, None)
-
-
 def attempts_of(client, headers, sub_id, delivery_id, query=""):
     response = client.get(
         f"/api/v1/webhooks/{sub_id}/deliveries/{delivery_id}/attempts{query}", headers=headers
@@ -69,8 +52,8 @@ def attempts_of(client, headers, sub_id, delivery_id, query=""):
     return response.get_json()
 
 
-def test_a_500_then_200_delivery_shows_both_attempts(client, shop, app, receiver):
-    hook = receiver(script=[(500, {"error": "down"}, {"X-Request-Id": "rcv-1", "Set-Cookie": "s=1"})])
+def test_a_500_then_200_delivery_shows_both_attempts(client, shop, app, start_receiver):
+    hook = start_receiver(script=[(500, {"error": "down"}, {"X-Request-Id": "rcv-1", "Set-Cookie": "s=1"})])
     sub = subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -100,8 +83,8 @@ def test_a_500_then_200_delivery_shows_both_attempts(client, shop, app, receiver
     assert first["request_headers"]["Service-Event-Id"] == one["event_id"]
 
 
-def test_the_attempt_log_pages_oldest_first(client, shop, app, receiver):
-    hook = receiver(default=(503, {"error": "busy"}))
+def test_the_attempt_log_pages_oldest_first(client, shop, app, start_receiver):
+    hook = start_receiver(default=(503, {"error": "busy"}))
     sub = subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -113,8 +96,8 @@ def test_the_attempt_log_pages_oldest_first(client, shop, app, receiver):
     assert page["has_more"] is True and rest["has_more"] is False
 
 
-def test_the_body_kept_is_the_first_2_kb(client, shop, app, receiver):
-    hook = receiver(default=(500, {"text": "x" * 5000}))
+def test_the_body_kept_is_the_first_2_kb(client, shop, app, start_receiver):
+    hook = start_receiver(default=(500, {"text": "x" * 5000}))
     sub = subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -154,8 +137,8 @@ def test_a_blocked_target_is_an_attempt_with_its_error(client, shop, app, monkey
     assert attempt["response_status"] is None and WebhookDelivery.get().status == "dead"
 
 
-def test_redeliver_starts_a_run_whose_first_attempt_says_so(client, shop, app, receiver):
-    hook = receiver()
+def test_redeliver_starts_a_run_whose_first_attempt_says_so(client, shop, app, start_receiver):
+    hook = start_receiver()
     sub = subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -184,8 +167,8 @@ def test_delivery_and_attempts_of_another_tenant_or_subscription_are_404(client,
 # Receiver etiquette
 
 
-def test_a_410_disables_the_subscription_at_once(client, shop, app, receiver):
-    hook = receiver(default=(410, {"error": "gone"}))
+def test_a_410_disables_the_subscription_at_once(client, shop, app, start_receiver):
+    hook = start_receiver(default=(410, {"error": "gone"}))
     sub = subscribe(client, shop, hook.hook_url())
     inbound("first")
     inbound("queued behind it")
@@ -206,8 +189,8 @@ def test_a_410_disables_the_subscription_at_once(client, shop, app, receiver):
 
 
 @pytest.mark.parametrize("status", [429, 503])
-def test_retry_after_seconds_moves_the_next_attempt(client, shop, app, receiver, status):
-    hook = receiver(script=[(status, {"slow": "down"}, {"Retry-After": "120"})])
+def test_retry_after_seconds_moves_the_next_attempt(client, shop, app, start_receiver, status):
+    hook = start_receiver(script=[(status, {"slow": "down"}, {"Retry-After": "120"})])
     subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -222,10 +205,10 @@ def test_retry_after_seconds_moves_the_next_attempt(client, shop, app, receiver,
 
 
 def test_retry_after_is_ignored_on_other_statuses_and_never_shortens_the_table(
-    client, shop, app, receiver, monkeypatch
+    client, shop, app, start_receiver, monkeypatch
 ):
     monkeypatch.setitem(app.config, "WEBHOOK_RETRY_DELAYS", "0,300,300,300,300,300,300,300")
-    hook = receiver(script=[(500, {}, {"Retry-After": "900"}), (503, {}, {"Retry-After": "5"})])
+    hook = start_receiver(script=[(500, {}, {"Retry-After": "900"}), (503, {}, {"Retry-After": "5"})])
     subscribe(client, shop, hook.hook_url())
     inbound()
     delivery_id = WebhookDelivery.get().id
@@ -390,8 +373,8 @@ def test_recover_of_another_tenants_subscription_is_404(client, shop):
 # Stats
 
 
-def test_stats_match_the_attempts_made(client, shop, app, receiver):
-    hook = receiver(script=[(500, {}), (500, {})])
+def test_stats_match_the_attempts_made(client, shop, app, start_receiver):
+    hook = start_receiver(script=[(500, {}), (500, {})])
     sub = subscribe(client, shop, hook.hook_url())
     for i in range(3):
         inbound(f"m{i}")
@@ -411,8 +394,8 @@ def test_stats_match_the_attempts_made(client, shop, app, receiver):
     assert body["last_failure_at"] == clock.isoformat(max(failures))
 
 
-def test_stats_windows_leave_older_attempts_out(client, shop, app, receiver):
-    hook = receiver()
+def test_stats_windows_leave_older_attempts_out(client, shop, app, start_receiver):
+    hook = start_receiver()
     sub = subscribe(client, shop, hook.hook_url())
     inbound()
     engine.attempt(WebhookDelivery.get().id, app.config)
