@@ -90,14 +90,17 @@ def prune_deliveries(window: timedelta, batch_size: int) -> Iterator[int]:
     cutoff = clock.now() - window
 
     def batch(size: int) -> int:
-        ids = [
-            row[0]
-            for row in locked(
-                WebhookDelivery.select(WebhookDelivery.id)
-                .where(WebhookDelivery.status.in_(TERMINAL) & (WebhookDelivery.updated_at < cutoff))
-                .limit(size)
-            ).tuples()
-        ]
+        # in id order, as every transaction takes several deliveries' rows, and passing over any
+        # that another transaction holds (a recovery, a redeliver): the next run takes them, and a
+        # background prune never waits for, nor holds up, the work that matters now
+        # (docs/decisions.md, "Lock order")
+        finished = (
+            WebhookDelivery.select(WebhookDelivery.id)
+            .where(WebhookDelivery.status.in_(TERMINAL) & (WebhookDelivery.updated_at < cutoff))
+            .order_by(WebhookDelivery.id)
+            .limit(size)
+        )
+        ids = [row[0] for row in locked(finished, "UPDATE SKIP LOCKED").tuples()]
         if ids:
             WebhookDeliveryAttempt.delete().where(WebhookDeliveryAttempt.delivery.in_(ids)).execute()
             WebhookDelivery.delete().where(WebhookDelivery.id.in_(ids)).execute()

@@ -12,10 +12,11 @@ from datetime import timedelta
 import pytest
 
 from shop import clock
-from shop.db import on_postgres, write_transaction
+from shop.db import db, on_postgres, write_transaction
+from shop.domain import retention
 from shop.domain.messaging.delivery import claim as claim_messages
 from shop.domain.notifications import archive_read
-from shop.domain.webhooks import engine
+from shop.domain.webhooks import engine, recovery
 from shop.domain.webhooks import transport as webhook_transport
 from shop.models import (
     AuthFailure,
@@ -24,6 +25,7 @@ from shop.models import (
     Message,
     Notification,
     WebhookDelivery,
+    WebhookRecovery,
     WebhookSubscription,
 )
 from shop.platform.auth_failures import BlockedAddresses
@@ -277,13 +279,18 @@ def test_archive_read_rechecks_a_notification_marked_unread_meanwhile(app, load)
 # shows them waiting), and then it lets go. PostgreSQL only: SQLite's write lock has no order.
 
 
-def waiting_for_locks(database: str, count: int, timeout: float = 10) -> None:
-    """Return once `count` connections of the database wait for a lock (bounded by `timeout`)."""
+def waiting_for_locks(
+    database: str, count: int, timeout: float = 10, or_finished: threading.Thread | None = None
+) -> None:
+    """Return once `count` connections of the database wait for a lock, or the thread `or_finished`
+    has ended (bounded by `timeout`)."""
     import psycopg
 
     with psycopg.connect(database, autocommit=True) as probe:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if or_finished is not None and not or_finished.is_alive():
+                return
             (waiting,) = probe.execute(
                 "SELECT count(*) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND wait_event_type = 'Lock'"
@@ -413,3 +420,111 @@ def test_a_batch_giving_deliveries_back_beside_a_410_dead_lettering_them_does_no
     back.join(timeout=30)
     assert "error" not in first_outcome and "error" not in back_outcome, (first_outcome, back_outcome)
     assert [WebhookDelivery.get_by_id(d).status for d in (gone_id, low, middle, high)] == ["dead"] * 4
+
+
+# ---- retention and recover: a subscription's row first, then its deliveries' rows in id order ----
+
+LOW, MIDDLE, HIGH = ("whd_" + digit * 24 for digit in "123")
+LONG_AGO = timedelta(days=40)
+
+
+def finished_long_ago(client, headers, sub_id: str, stored_as: dict[str, str]) -> None:
+    """Deliveries created and last touched LONG_AGO, renamed to the ids of `stored_as` and given
+    their statuses one UPDATE each in that order: on PostgreSQL a new row version goes after the
+    others, so a scan of the table meets them in that order."""
+    then = clock.now() - LONG_AGO
+    for old_id, (new_id, status) in zip(
+        pings(client, headers, sub_id, len(stored_as)), stored_as.items(), strict=True
+    ):
+        WebhookDelivery.update(
+            id=new_id, status=status, next_attempt_at=None, created_at=then, updated_at=then
+        ).where(WebhookDelivery.id == old_id).execute()
+
+
+def start_recovery(client, headers, sub_id: str) -> str:
+    """A running recovery of the subscription's deliveries created around LONG_AGO; its id."""
+    around = {
+        "since": clock.isoformat(clock.now() - LONG_AGO - timedelta(days=1)),
+        "until": clock.isoformat(clock.now() - LONG_AGO + timedelta(days=1)),
+    }
+    response = client.post(f"/api/v1/webhooks/{sub_id}/recover", headers=headers, json=around)
+    assert response.status_code == 202, response.get_data(as_text=True)
+    return response.get_json()["id"]
+
+
+def many_retrying_deliveries(sub_id: str, count: int) -> None:
+    """`count` deliveries retrying later (an endpoint down for a while), and fresh statistics: the
+    prune then finds the few finished ones through the index on (status, next_attempt_at), in the
+    order of their statuses, and the requeue its rows by id in the order they are stored."""
+    db.execute_sql(
+        "INSERT INTO event (id, tenant_id, type, api_version, data, created) "
+        "SELECT 'evt_fill_' || n, tenant_id, type, api_version, data, created "
+        "FROM event, generate_series(1, %s) AS n WHERE id = (SELECT min(id) FROM event)",
+        (count,),
+    )
+    db.execute_sql(
+        "INSERT INTO webhook_delivery (id, tenant_id, subscription_id, event_id, event_type, payload, "
+        "status, attempts, next_attempt_at, created_at, updated_at, run_trigger) "
+        "SELECT 'whd_fill_' || substr(id, 10), tenant_id, %s, id, type, data, 'retrying', 3, "
+        "created + interval '1 hour', created, created, 'initial' FROM event WHERE id LIKE 'evt_fill_%%'",
+        (sub_id,),
+    )
+    db.execute_sql("ANALYZE webhook_delivery")
+
+
+def test_a_prune_takes_the_lowest_ids_first(client, acme, subscription):
+    finished_long_ago(client, acme, subscription["id"], {HIGH: "dead", LOW: "dead", MIDDLE: "dead"})
+    assert next(retention.prune_deliveries(timedelta(days=30), 1)) == 1
+    assert {d.id for d in WebhookDelivery.select()} == {MIDDLE, HIGH}
+
+
+@pytest.mark.postgres_only
+def test_a_prune_beside_a_recovery_batch_does_not_deadlock(app, client, acme, subscription):
+    sub_id = subscription["id"]
+    # the prune meets HIGH first (dead before failed), the requeue's UPDATE LOW (stored first)
+    finished_long_ago(client, acme, sub_id, {LOW: "failed", MIDDLE: "failed", HIGH: "dead"})
+    many_retrying_deliveries(sub_id, 3000)
+    recovery_id = start_recovery(client, acme, sub_id)
+    blocker = OtherWriter(app.config["DATABASE"])  # holds MIDDLE: the batch stops after LOW
+    blocker.execute(f"SELECT 1 FROM webhook_delivery WHERE id = '{MIDDLE}' FOR UPDATE")
+    batch, batch_outcome = in_thread(lambda: recovery.run_batch(recovery_id))
+    waiting_for_locks(app.config["DATABASE"], 1)
+    # locking rows as its plan met them, the prune held HIGH and waited for LOW, and the batch, let
+    # go on MIDDLE, then waited for HIGH; now the prune passes over LOW and MIDDLE (held) and takes
+    # HIGH alone, without waiting
+    prune, prune_outcome = in_thread(lambda: list(retention.prune_deliveries(timedelta(days=30), 1000)))
+    waiting_for_locks(app.config["DATABASE"], 2, or_finished=prune)
+    blocker.commit_later(0)
+    batch.join(timeout=30)
+    prune.join(timeout=30)
+    assert "error" not in batch_outcome and "error" not in prune_outcome, (batch_outcome, prune_outcome)
+    assert prune_outcome["result"] == [1]
+    assert WebhookDelivery.get_or_none(WebhookDelivery.id == HIGH) is None  # pruned: nobody held it
+    assert [WebhookDelivery.get_by_id(d).status for d in (LOW, MIDDLE)] == ["pending"] * 2
+    assert WebhookRecovery.get_by_id(recovery_id).requeued == 2  # what it re-queued, not what it read
+
+
+@pytest.mark.postgres_only
+def test_a_recovery_batch_takes_its_deliveries_in_id_order(app, client, acme, subscription):
+    import psycopg
+
+    sub_id = subscription["id"]
+    # a scan of the table (what the requeue's UPDATE does in a table this small) meets HIGH first
+    finished_long_ago(client, acme, sub_id, {HIGH: "dead", LOW: "dead", MIDDLE: "dead"})
+    recovery_id = start_recovery(client, acme, sub_id)
+    blocker = OtherWriter(app.config["DATABASE"])
+    blocker.execute(f"SELECT 1 FROM webhook_delivery WHERE id = '{MIDDLE}' FOR UPDATE")
+    batch, batch_outcome = in_thread(lambda: recovery.run_batch(recovery_id))
+    waiting_for_locks(app.config["DATABASE"], 1)  # the batch waits for MIDDLE: what does it hold?
+    with psycopg.connect(app.config["DATABASE"], autocommit=True) as probe:
+        held = []
+        for delivery_id in (LOW, HIGH):
+            try:
+                probe.execute(f"SELECT 1 FROM webhook_delivery WHERE id = '{delivery_id}' FOR UPDATE NOWAIT")
+            except psycopg.errors.LockNotAvailable:
+                held.append(delivery_id)
+    blocker.commit_later(0)
+    batch.join(timeout=30)
+    assert held == [LOW], held
+    assert batch_outcome == {"result": False}
+    assert [WebhookDelivery.get_by_id(d).status for d in (LOW, MIDDLE, HIGH)] == ["pending"] * 3

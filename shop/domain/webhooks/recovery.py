@@ -108,10 +108,9 @@ def run_batch(recovery_id: str, batch_size: int = BATCH_SIZE) -> bool:
         batch = list(query.order_by(WebhookDelivery.created_at, WebhookDelivery.id).limit(batch_size))
         live = sub.enabled and sub.deleted_at is None
         if batch and live:
-            _requeue(batch)
+            recovery.requeued += _requeue(batch)
             last = batch[-1]
             recovery.after_created_at, recovery.after_id = last.created_at, last.id
-            recovery.requeued += len(batch)
         more = live and len(batch) == batch_size
         if not more:
             recovery.status, recovery.running, recovery.finished_at = "completed", None, clock.now()
@@ -121,10 +120,21 @@ def run_batch(recovery_id: str, batch_size: int = BATCH_SIZE) -> bool:
     return more
 
 
-def _requeue(batch: list[WebhookDelivery]) -> None:
-    """Each delivery pending again, due now, its attempt counter reset and its run a recovery."""
+def _requeue(batch: list[WebhookDelivery]) -> int:
+    """Each delivery pending again, due now, its attempt counter reset and its run a recovery; how
+    many (one pruned since the batch was read is gone).
+
+    On PostgreSQL their rows are locked in id order first, as every transaction takes several
+    deliveries' rows: the UPDATE alone takes them in whatever order its plan meets them."""
     now = clock.now()
-    ids = [delivery.id for delivery in batch]
+    in_id_order = (
+        WebhookDelivery.select(WebhookDelivery.id)
+        .where(WebhookDelivery.id.in_([delivery.id for delivery in batch]))
+        .order_by(WebhookDelivery.id)
+    )
+    ids = [row[0] for row in locked(in_id_order, "NO KEY UPDATE").tuples()]
+    if not ids:
+        return 0
     (
         WebhookDelivery.update(
             status="pending",
@@ -138,6 +148,7 @@ def _requeue(batch: list[WebhookDelivery]) -> None:
         .execute()
     )
     outbox.enqueue(ids)
+    return len(ids)
 
 
 def running_recovery_ids() -> list[str]:
