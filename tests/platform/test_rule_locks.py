@@ -528,3 +528,25 @@ def test_a_recovery_batch_takes_its_deliveries_in_id_order(app, client, acme, su
     assert held == [LOW], held
     assert batch_outcome == {"result": False}
     assert [WebhookDelivery.get_by_id(d).status for d in (LOW, MIDDLE, HIGH)] == ["pending"] * 3
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["enabled = FALSE", "enabled = FALSE, deleted_at = '2026-01-01 00:00:00'"],
+    ids=["disabled", "deleted"],
+)
+def test_a_recovery_batch_waits_for_a_disable_and_requeues_nothing(app, client, acme, subscription, change):
+    sub_id = subscription["id"]
+    finished_long_ago(client, acme, sub_id, {LOW: "dead", MIDDLE: "dead", HIGH: "dead"})
+    recovery_id = start_recovery(client, acme, sub_id)
+    other = OtherWriter(app.config["DATABASE"])  # the owner disabling or deleting it, not yet committed
+    other.execute(f"UPDATE webhook_subscription SET {change} WHERE id = '{sub_id}'")
+    batch, outcome = in_thread(lambda: recovery.run_batch(recovery_id))
+    if on_postgres():  # on SQLite the batch's write transaction waits for the other's
+        waiting_for_locks(app.config["DATABASE"], 1, or_finished=batch)
+    other.commit_later()
+    batch.join(timeout=30)
+    assert outcome == {"result": False}
+    assert [WebhookDelivery.get_by_id(d).status for d in (LOW, MIDDLE, HIGH)] == ["dead"] * 3
+    done = WebhookRecovery.get_by_id(recovery_id)
+    assert (done.status, done.requeued) == ("completed", 0)

@@ -8,7 +8,7 @@ from peewee import IntegrityError
 from shop import clock, queue
 from shop.db import locked, write_transaction
 from shop.domain.events import outbox
-from shop.domain.webhooks.subscriptions import get_subscription_or_404
+from shop.domain.webhooks.subscriptions import SUBSCRIPTION_LOCK, get_subscription_or_404
 from shop.models import WebhookDelivery, WebhookRecovery, WebhookSubscription
 from shop.platform.errors import ApiError
 
@@ -95,7 +95,12 @@ def run_batch(recovery_id: str, batch_size: int = BATCH_SIZE) -> bool:
         recovery = locked(WebhookRecovery.select().where(WebhookRecovery.id == recovery_id)).first()
         if recovery is None or recovery.status != "running":
             return False
-        sub = WebhookSubscription.get_by_id(recovery.subscription_id)
+        # the subscription's row before its deliveries' (docs/decisions.md, "Lock order"): a disable
+        # or delete in progress is waited for and then seen, so nothing is re-queued after it
+        sub = locked(
+            WebhookSubscription.select().where(WebhookSubscription.id == recovery.subscription_id),
+            SUBSCRIPTION_LOCK,
+        ).get()
         query = _matching(sub.id, recovery.since, recovery.until, recovery.statuses)
         if recovery.after_id is not None:  # keyset: a re-queued delivery that finishes again is not re-read
             query = query.where(
