@@ -344,8 +344,8 @@ def demo_help(host: str, port: int) -> str:
     lines.append(_curl_post(base, "/webhooks", {"url": "https://YOUR-HOST/hook", "events": ["*"]}))
     lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/webhooks/WHSUB_ID/ping")
     lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
-    lines.append(
-        "  flask --app app shop activity ticket.status_changed --tenant acme --data "
+    lines.append(  # `--app shop`, not `app`: it runs from a wheel (no app.py) as from a checkout
+        "  flask --app shop shop activity ticket.status_changed --tenant acme --data "
         '\'{"id": "1001", "status": "Ready", "changed_by": "sam@acme.test"}\''
     )
     return "\n".join(lines)

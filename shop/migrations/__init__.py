@@ -28,7 +28,8 @@ from peewee import CharField, DateTimeField, IntegerField, Model, PostgresqlData
 from playhouse.migrate import SchemaMigrator
 
 VERSION_TABLE = "schema_version"
-MIGRATE_COMMAND = "flask --app app shop migrate"
+# `--app shop` runs from an installed package and from a checkout alike (`--app app` needs app.py)
+MIGRATE_COMMAND = "flask --app shop shop migrate"
 SCRIPT_NAME = re.compile(r"^(\d{4})_(\w+)$")
 PG_LOCK_KEY = 0x73686F70  # pg_advisory_xact_lock's key for "this database's schema" ("shop" in ASCII)
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -127,3 +128,9 @@ def test_demo_runs_from_the_wheel(installed, tmp_path):
     finally:
         stop(demo)
     assert (tmp_path / "instance" / "shop.sqlite3").exists()
+    # the in-app activity command the demo prints runs as printed from the wheel (no app.py here)
+    printed = next(line for line in demo.stdout.read().splitlines() if " shop activity " in line)
+    command = shlex.split(printed)
+    assert command[0] == "flask"
+    changed = json.loads(run([installed / "flask", *command[1:]], env, tmp_path))
+    assert changed["id"] == "1001" and changed["status"] == "Ready"
