@@ -24,6 +24,11 @@ from shop.platform.smorest import Blueprint
 
 blp = Blueprint("appointments", __name__, description="Appointments and bookable slots")
 
+APPOINTMENT_OR_TICKET_NOT_FOUND = (
+    "not_found: no such appointment (param id), or the ticket_id names a ticket that is missing, "
+    "hidden, deleted or billing-only (param ticket_id)"
+)
+
 
 @blp.route("/appointments")
 class AppointmentViews(MethodView):
@@ -37,7 +42,11 @@ class AppointmentViews(MethodView):
 
     @blp.arguments(AppointmentCreateSchema)
     @blp.response(201, AppointmentSchema)
-    @blp.refuses(404, "not_found: the ticket_id names no visible ticket, or the hold_id no hold of this shop")
+    @blp.refuses(
+        404,
+        "not_found: the ticket_id names no visible ticket (param ticket_id), or the hold_id no hold "
+        "of this shop (param hold_id)",
+    )
     @blp.refuses(
         409,
         "slot_unavailable: the slot is taken (`details.next_available` says where to go); "
@@ -112,6 +121,7 @@ class AppointmentByIdViews(MethodView):
     @blp.path_id()
     @blp.arguments(AppointmentUpdateSchema)
     @blp.response(200, AppointmentSchema)
+    @blp.refuses(404, APPOINTMENT_OR_TICKET_NOT_FOUND)
     @blp.refuses(
         409, "slot_unavailable, status_reset_required, status_transition_failed or status_reset_failed"
     )
@@ -163,7 +173,7 @@ def no_show(body, id):
 @blp.path_id()
 @blp.arguments(LinkTicketSchema)
 @blp.response(200, AppointmentSchema)
-@blp.refuses(404, "not_found: no such appointment, or the ticket is missing, hidden, deleted or billing-only")
+@blp.refuses(404, APPOINTMENT_OR_TICKET_NOT_FOUND)
 @blp.refuses(422, "link_ticket_failed: the link could not be recorded")
 @blp.scope("appointments.write")
 @blp.doc(operationId="linkAppointmentTicket")

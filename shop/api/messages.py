@@ -79,7 +79,7 @@ def get_message(message_id):
 @blp.route("/messages/send", methods=["POST"])
 @blp.arguments(MessageSendSchema)
 @blp.response(202, MessageSendResultSchema)
-@blp.refuses(404, "not_found: no such ticket")
+@blp.refuses(404, "not_found: no such visible ticket (param ticket_id)")
 @blp.refuses(422, "send_failed: suppressed, invalid contact or missing consent")
 @blp.refuses(429, "rate_limited: the key's bucket or the tenant's send rate is exhausted")
 @blp.scope("messages.write")

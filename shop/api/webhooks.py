@@ -45,6 +45,7 @@ SERVICE_VERSION = {
         "maxLength": 10,
     },
 }
+DELIVERY_NOT_FOUND = "not_found: no such subscription (param id) or delivery of it (param delivery_id)"
 FAMILY_SCOPES = (
     "insufficient_scope: the key lacks the webhook scope or the read scope of a subscribed event family"
 )
@@ -162,6 +163,7 @@ def deliveries_summary(id):
 @blp.route("/webhooks/<id>/deliveries/<delivery_id>/redeliver", methods=["POST"])
 @blp.arguments(NoBodySchema, location="json", required=False)
 @blp.response(202, WebhookDeliverySchema)
+@blp.refuses(404, DELIVERY_NOT_FOUND)
 @blp.refuses(422, "delivery_in_flight or subscription_disabled")
 @blp.scope("webhooks.write")
 @blp.doc(operationId="redeliverWebhookDelivery")
@@ -172,6 +174,7 @@ def redeliver(_body, id, delivery_id):
 
 @blp.route("/webhooks/<id>/deliveries/<delivery_id>")
 @blp.response(200, WebhookDeliverySchema)
+@blp.refuses(404, DELIVERY_NOT_FOUND)
 @blp.scope("webhooks.read")
 @blp.doc(operationId="getWebhookDelivery")
 def delivery(id, delivery_id):
@@ -182,6 +185,7 @@ def delivery(id, delivery_id):
 @blp.route("/webhooks/<id>/deliveries/<delivery_id>/attempts")
 @blp.arguments(WebhookQueryArgsSchema, location="query")
 @blp.response(200, WebhookDeliveryAttemptListSchema)
+@blp.refuses(404, DELIVERY_NOT_FOUND)
 @blp.scope("webhooks.read")
 @blp.doc(operationId="listWebhookDeliveryAttempts")
 def delivery_attempts(args, id, delivery_id):

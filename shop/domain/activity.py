@@ -16,7 +16,7 @@ from schemas.appointments import ActivityBookingSchema as BookingActivity
 from schemas.notifications import NotificationInputSchema
 from shop.db import write_transaction
 from shop.models import Tenant
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.validation import refuse_unstorable, validation_error
 
 # kind -> (the "module:function" that applies it, the schema its --data is parsed with first, or
@@ -58,7 +58,7 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
         raise ApiError(400, "invalid_field", "--data must be a JSON object.", param="data")
     refuse_unstorable(data)  # text a backend cannot store: refused as a request body would be
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
-        raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
+        raise not_found("tenant", tenant_id, "tenant")
     handler, schema = target
     fields = data if schema is None else parse_data(schema, data)
     module, function = handler.split(":")
@@ -77,11 +77,6 @@ def parse_data(schema, data: dict) -> dict:
 def observed(dto: dict) -> dict:
     """An event payload of in-app activity: the DTO marked `source_kind: observed`."""
     return {**dto, "source_kind": "observed"}
-
-
-def not_found(kind: str, record_id, param: str = "id") -> ApiError:
-    """The refusal for a record that is missing, another tenant's, or hidden from the public surface."""
-    return ApiError(404, "not_found", f"No {kind} {record_id}.", param=param)
 
 
 def taken(kind: str, record_id) -> ApiError:

@@ -6,7 +6,7 @@ from datetime import datetime
 from shop import clock
 from shop.models import ApiKey, Tenant
 from shop.platform.auth import hash_token
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 
 MODES = ("live", "test")
 # every scope the service knows: the spec's nine plus the read scopes of event families
@@ -50,7 +50,7 @@ def create_key(
     if unknown:
         raise ApiError(400, "invalid_field", f"Unknown scopes: {', '.join(unknown)}.", param="scopes")
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
-        raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
+        raise not_found("tenant", tenant_id, "tenant")
     token = token or new_token(mode)
     key = ApiKey.create(
         id=key_id or "key_" + secrets.token_hex(8),
@@ -69,7 +69,7 @@ def revoke_key(key_id: str) -> ApiKey:
     """Mark a key revoked; it answers 401 from the next request on."""
     key = ApiKey.get_or_none(ApiKey.id == key_id)
     if key is None:
-        raise ApiError(404, "not_found", f"No API key {key_id}.")
+        raise not_found("API key", key_id, "key_id")
     key.revoked = True
     key.save()
     return key
@@ -78,7 +78,7 @@ def revoke_key(key_id: str) -> ApiKey:
 def list_keys(tenant_id: str) -> list[dict]:
     """Every key of a tenant, oldest first, as an operator sees it (never the token or its hash)."""
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
-        raise ApiError(404, "not_found", f"No tenant {tenant_id}.", param="tenant")
+        raise not_found("tenant", tenant_id, "tenant")
     keys = ApiKey.select().where(ApiKey.tenant == tenant_id).order_by(ApiKey.created_at, ApiKey.id)
     return [
         {

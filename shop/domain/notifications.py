@@ -11,7 +11,7 @@ from shop import clock
 from shop.db import write_transaction
 from shop.domain.records.tickets import visible_tickets
 from shop.models import Notification, Ticket, User
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import paginate
 
 ORDER = [(Notification.created_at, True), (Notification.id, True)]
@@ -72,19 +72,15 @@ def get_notification(
     if row is None and audience == "user":
         row = audience_inbox(tenant_id, "global", None).where(Notification.id == notification_id).first()
     if row is None:
-        raise _not_found(notification_id)
+        raise not_found("notification", notification_id)
     return row
-
-
-def _not_found(notification_id: int) -> ApiError:
-    return ApiError(404, "not_found", f"No notification {notification_id}.", param="id")
 
 
 def _writable(tenant_id: str, notification_id: int) -> Notification:
     """A visible notification for a flag change; user rows are read-only through the API."""
     row = inbox(tenant_id).where(Notification.id == notification_id).first()
     if row is None:
-        raise _not_found(notification_id)
+        raise not_found("notification", notification_id)
     if row.scope != "global":
         raise ApiError(
             403,

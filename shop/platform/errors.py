@@ -54,6 +54,14 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
+def not_found(kind: str, record_id, param: str | None = "id") -> ApiError:
+    """404 for a record that is missing, another tenant's or hidden from the public surface: the
+    message is `No <kind> <id>.` whichever it is, and `param` names what the request named it by
+    (`id` for the path's record, else the path parameter or body field)."""
+    # an id the request made up has no length limit in a path: echo no more than any id of ours needs
+    return ApiError(404, "not_found", f"No {kind} {str(record_id)[:60]}.", param=param)
+
+
 def error_response(status, code, message, param=None, details=None, headers=None):
     """The one builder of the spec's error body."""
     body = {

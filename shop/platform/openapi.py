@@ -1,6 +1,7 @@
 """The OpenAPI document: flask-smorest's spec plus the spec's errors, headers, scopes and examples."""
 
 import copy
+import re
 
 import yaml
 
@@ -20,7 +21,12 @@ ERRORS = {
         None,
     ),
     "403": ("permission_error", "insufficient_scope", "This API key lacks the required scope.", None),
-    "404": ("not_found_error", "not_found", "No such record (or another tenant's).", None),
+    "404": (
+        "not_found_error",
+        "not_found",
+        "No such record, or another tenant's (the same answer); param names the path parameter: id.",
+        "id",
+    ),
     "405": (
         "method_not_allowed_error",
         "method_not_allowed",
@@ -130,8 +136,14 @@ STRING_IDS = {
 }
 
 
-def _error_response(status: str, description: str | None = None) -> dict:
+# a path that names a record by an id: its 404 names that parameter; any other 404 is a route's
+RECORD_IN_PATH = re.compile(r"\{\w*id\}")
+
+
+def _error_response(status: str, path: str, description: str | None = None) -> dict:
     kind, code, message, param = ERRORS[status]
+    if status == "404" and not RECORD_IN_PATH.search(path):
+        param = None  # /metrics while it is off: the unknown route's 404
     example = {
         "error": {
             "type": kind,
@@ -255,10 +267,10 @@ def _complete_operation(path: str, method: str, operation: dict, path_parameters
         if not any(p.get("in") == "header" and p.get("name") == "Idempotency-Key" for p in parameters):
             parameters.append(copy.deepcopy(IDEMPOTENCY_HEADER))
     for status in sorted(_statuses(path, method, operation, path_parameters, ungated)):
-        responses.setdefault(status, _error_response(status))
+        responses.setdefault(status, _error_response(status, path))
     for status, response in responses.items():
         if status in ERRORS and "content" not in response:
-            responses[status] = _error_response(status, response.get("description"))
+            responses[status] = _error_response(status, path, response.get("description"))
     operation["responses"] = dict(sorted(responses.items()))
     _document_headers(operation)
 

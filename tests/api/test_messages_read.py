@@ -191,7 +191,7 @@ def test_message_fields(client, inbox):
     ],
 )
 def test_missing_or_foreign_records_are_404(client, inbox, path):
-    assert_error(client.get(path, headers=inbox), 404, "not_found")
+    assert_error(client.get(path, headers=inbox), 404, "not_found", "id")
 
 
 @pytest.mark.parametrize("raw", ["0", "abc", "2147483648", "-5", "1.0"])

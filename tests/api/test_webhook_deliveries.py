@@ -161,13 +161,13 @@ def test_redeliver_of_unknown_or_foreign_deliveries_is_404(client, shop, load):
     delivery = WebhookDelivery.get(WebhookDelivery.subscription == sub["id"])
     _set(delivery.id, status="dead")
     globex = auth_headers("sk_test_globex_token_0001")
-    for path, headers in [
-        (f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope/redeliver", shop),
-        (f"/api/v1/webhooks/{other['id']}/deliveries/{delivery.id}/redeliver", shop),
-        (f"/api/v1/webhooks/whsub_nope/deliveries/{delivery.id}/redeliver", shop),
-        (f"/api/v1/webhooks/{sub['id']}/deliveries/{delivery.id}/redeliver", globex),
+    for path, headers, param in [
+        (f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope/redeliver", shop, "delivery_id"),
+        (f"/api/v1/webhooks/{other['id']}/deliveries/{delivery.id}/redeliver", shop, "delivery_id"),
+        (f"/api/v1/webhooks/whsub_nope/deliveries/{delivery.id}/redeliver", shop, "id"),
+        (f"/api/v1/webhooks/{sub['id']}/deliveries/{delivery.id}/redeliver", globex, "id"),
     ]:
-        assert_error(client.post(path, headers=headers), 404, "not_found")
+        assert_error(client.post(path, headers=headers), 404, "not_found", param)
     assert WebhookDelivery.get_by_id(delivery.id).status == "dead"
 
 

@@ -156,12 +156,12 @@ def test_delivery_and_attempts_of_another_tenant_or_subscription_are_404(client,
     delivery = WebhookDelivery.get(WebhookDelivery.subscription == sub["id"])
     globex = auth_headers("sk_test_globex_token_0001")
     for suffix in ("", "/attempts"):
-        for path, headers in [
-            (f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope0000{suffix}", shop),
-            (f"/api/v1/webhooks/{other['id']}/deliveries/{delivery.id}{suffix}", shop),
-            (f"/api/v1/webhooks/{sub['id']}/deliveries/{delivery.id}{suffix}", globex),
+        for path, headers, param in [
+            (f"/api/v1/webhooks/{sub['id']}/deliveries/whd_nope0000{suffix}", shop, "delivery_id"),
+            (f"/api/v1/webhooks/{other['id']}/deliveries/{delivery.id}{suffix}", shop, "delivery_id"),
+            (f"/api/v1/webhooks/{sub['id']}/deliveries/{delivery.id}{suffix}", globex, "id"),
         ]:
-            assert_error(client.get(path, headers=headers), 404, "not_found")
+            assert_error(client.get(path, headers=headers), 404, "not_found", param)
 
 
 # Receiver etiquette
@@ -367,7 +367,7 @@ def test_recover_of_another_tenants_subscription_is_404(client, shop):
     response = client.post(
         f"/api/v1/webhooks/{sub['id']}/recover", headers=globex, json={"since": "2026-01-01T00:00:00Z"}
     )
-    assert_error(response, 404, "not_found")
+    assert_error(response, 404, "not_found", "id")
 
 
 # Stats

@@ -169,7 +169,7 @@ def test_bad_attempt_list_queries_are_400(client, acme, query):
 def test_unknown_or_malformed_delivery_ids_are_404(client, acme, delivery_id, suffix):
     sub = create(client, acme).get_json()
     response = client.get(f"/api/v1/webhooks/{sub['id']}/deliveries/{delivery_id}{suffix}", headers=acme)
-    assert_error(response, 404, "not_found")
+    assert_error(response, 404, "not_found", "delivery_id")
 
 
 @pytest.mark.parametrize(

@@ -111,10 +111,10 @@ def test_another_tenants_subscription_is_a_404_like_a_missing_one(client, load, 
         client.post(f"{base}/ping", headers=other),
         rotate(client, other, sub["id"]),
     ):
-        error = assert_error(response, 404, "not_found")
+        error = assert_error(response, 404, "not_found", "id")
         assert sub["id"] in error["message"]
     missing = assert_error(
-        client.get("/api/v1/webhooks/whsub_000000000000000000000000", headers=other), 404, "not_found"
+        client.get("/api/v1/webhooks/whsub_000000000000000000000000", headers=other), 404, "not_found", "id"
     )
     assert missing["message"].replace("whsub_000000000000000000000000", sub["id"]) == error["message"]
     assert WebhookSubscription.get_by_id(sub["id"]).enabled is True
@@ -133,7 +133,7 @@ def test_another_tenants_subscription_is_a_404_like_a_missing_one(client, load, 
     ],
 )
 def test_unknown_ids_are_404(client, acme, raw):
-    assert_error(client.get(f"/api/v1/webhooks/{raw}", headers=acme), 404, "not_found")
+    assert_error(client.get(f"/api/v1/webhooks/{raw}", headers=acme), 404, "not_found", "id")
 
 
 # api_version and Service-Version
@@ -230,9 +230,9 @@ def test_delete_removes_it_and_dead_letters_its_queued_deliveries(client, acme, 
     response = client.delete(f"/api/v1/webhooks/{sub['id']}", headers=acme)
     assert response.status_code == 200
     assert response.get_json() == {"object": "webhook_subscription", "id": sub["id"], "deleted": True}
-    assert_error(client.get(f"/api/v1/webhooks/{sub['id']}", headers=acme), 404, "not_found")
+    assert_error(client.get(f"/api/v1/webhooks/{sub['id']}", headers=acme), 404, "not_found", "id")
     assert client.get("/api/v1/webhooks", headers=acme).get_json()["data"] == []
-    assert_error(client.delete(f"/api/v1/webhooks/{sub['id']}", headers=acme), 404, "not_found")
+    assert_error(client.delete(f"/api/v1/webhooks/{sub['id']}", headers=acme), 404, "not_found", "id")
     assert WebhookDelivery.get_by_id(pending.id).status == "dead"
     assert WebhookDelivery.get_by_id(failed.id).status == "failed"
     row = WebhookSubscription.get_by_id(sub["id"])
@@ -477,7 +477,7 @@ def test_fixture_subscriptions_keep_their_ids_and_secrets(client, load, acme):
         "/api/v1/webhooks/whsub_demo_globex_1", headers=auth_headers("sk_test_globex_token_0001")
     ).get_json()
     assert body["created_at"] == "2026-11-01T10:00:00.000Z" and body["api_version"] == "2026-11-01"
-    assert_error(client.get("/api/v1/webhooks/whsub_demo_globex_1", headers=acme), 404, "not_found")
+    assert_error(client.get("/api/v1/webhooks/whsub_demo_globex_1", headers=acme), 404, "not_found", "id")
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from shop.domain.events.outbox import emit, subscriptions_ahead
 from shop.domain.records.tickets import get_visible_ticket
 from shop.models import Appointment
 from shop.models.appointments import TERMINAL_STATUSES
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import paginate
 
 ORDER = [(Appointment.scheduled_date, True), (Appointment.scheduled_time, True), (Appointment.id, True)]
@@ -86,7 +86,7 @@ def find_appointment(tenant_id: str, appointment_id: int) -> Appointment:
     transaction, so it is locked until that transaction ends (shop.db.locked)."""
     found = locked(Appointment.for_tenant(tenant_id).where(Appointment.id == appointment_id)).first()
     if found is None:
-        raise ApiError(404, "not_found", f"No appointment {appointment_id}.", param="id")
+        raise not_found("appointment", appointment_id)
     return found
 
 
@@ -94,7 +94,7 @@ def linkable_ticket_id(tenant_id: str, ticket_ref: str) -> str:
     """The canonical id of a ticket the public surface can see, or 404 not_found."""
     ticket = get_visible_ticket(tenant_id, ticket_ref, allow_billing_only=False)
     if ticket is None:
-        raise ApiError(404, "not_found", f"No ticket {ticket_ref!r}.", param="ticket_id")
+        raise not_found("ticket", ticket_ref, "ticket_id")
     return str(ticket.id)
 
 

@@ -25,7 +25,7 @@ from shop.domain.appointments.slots import (
 )
 from shop.models import SlotHold
 from shop.models.appointments import HOLD_ID_PATTERN
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 
 HOLD_ID = re.compile(HOLD_ID_PATTERN.replace("$", r"\Z"))
 
@@ -101,7 +101,7 @@ def find_hold(tenant_id: str, hold_id: str, param: str = "id") -> SlotHold:
     if HOLD_ID.fullmatch(hold_id):  # anything else is no hold of ours: not worth a query (nor a NUL to it)
         found = locked(SlotHold.for_tenant(tenant_id).where(SlotHold.id == hold_id)).first()
     if found is None:
-        raise ApiError(404, "not_found", f"No slot hold {hold_id[:60]!r}.", param=param)
+        raise not_found("slot hold", hold_id, param)
     return found
 
 

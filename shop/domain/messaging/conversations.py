@@ -6,7 +6,7 @@ from schemas.messages import MessageSchema
 from shop import clock
 from shop.domain.events.outbox import emit
 from shop.models import Conversation, Customer, Message
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import paginate
 
 CONVERSATION_ORDER = [(Conversation.updated_at, True), (Conversation.id, True)]
@@ -35,7 +35,7 @@ def get_conversation(tenant_id: str, conversation_id: int) -> Conversation:
     """One conversation of the tenant, or 404."""
     found = _with_unread(Conversation.for_tenant(tenant_id)).where(Conversation.id == conversation_id).first()
     if found is None:
-        raise ApiError(404, "not_found", f"No conversation {conversation_id}.")
+        raise not_found("conversation", conversation_id)
     return found
 
 
@@ -50,7 +50,7 @@ def get_message(tenant_id: str, message_id: int) -> Message:
     """One message of the tenant, or 404."""
     found = Message.for_tenant(tenant_id).where(Message.id == message_id).first()
     if found is None:
-        raise ApiError(404, "not_found", f"No message {message_id}.")
+        raise not_found("message", message_id)
     return found
 
 
@@ -79,9 +79,7 @@ def _inbound_conversation(tenant_id: str, data: dict) -> Conversation:
     if data.get("conversation_id") is not None:
         found = Conversation.for_tenant(tenant_id).where(Conversation.id == data["conversation_id"]).first()
         if found is None:
-            raise ApiError(
-                404, "not_found", f"No conversation {data['conversation_id']}.", param="conversation_id"
-            )
+            raise not_found("conversation", data["conversation_id"], "conversation_id")
         return found
     customer = Customer.for_tenant(tenant_id).where(Customer.id == data.get("customer_id")).first()
     if customer is None:

@@ -10,7 +10,7 @@ from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
 from shop.domain.records.tickets import ticket_number
 from shop.models import Customer, Message, Tenant, Ticket
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 
 LIMITS = {"sms": 1_600, "email": 100_000}
 TEXT_FIELD = {"sms": "content", "email": "body"}  # the field each channel names; the other is its alias
@@ -179,7 +179,7 @@ def send_message(tenant: Tenant, body: dict, sender: str | None) -> Sent:
     with write_transaction():
         ticket, customer = _ticket_and_customer(tenant.id, body["ticket_id"])
         if ticket is None:
-            raise ApiError(404, "not_found", f"No ticket {body['ticket_id']}.", param="ticket_id")
+            raise not_found("ticket", body["ticket_id"], "ticket_id")
         recipient = _recipient(channel, body, customer)
         _screen(tenant.id, channel, recipient, customer)
         if customer is None:

@@ -1,9 +1,9 @@
 """Customers as the public list shows them, and their in-app activities."""
 
 from schemas.customers import CustomerRecordSchema
-from shop.domain.activity import not_found
 from shop.domain.records.changes import create_record, save_changes
 from shop.models import Customer
+from shop.platform.errors import not_found
 from shop.platform.pagination import paginate
 
 ORDER = [(Customer.created_at, True), (Customer.id, True)]

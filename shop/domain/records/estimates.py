@@ -2,12 +2,12 @@
 
 from schemas.records import EstimateSchema
 from shop import clock
-from shop.domain.activity import not_found, unprocessable
+from shop.domain.activity import unprocessable
 from shop.domain.events.outbox import emit
 from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Estimate
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 
 DECIDABLE = ("draft", "sent")
 # estimate.sent carries the estimate as this schema dumps it

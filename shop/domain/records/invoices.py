@@ -4,10 +4,11 @@ from peewee import fn
 
 from schemas.records import InvoiceSchema, PaymentSchema, RefundSchema
 from shop import clock
-from shop.domain.activity import not_found, refuse_taken_id, unprocessable
+from shop.domain.activity import refuse_taken_id, unprocessable
 from shop.domain.records.changes import emit_record
 from shop.domain.records.tickets import activity_ticket
 from shop.models import Customer, Invoice, Payment, Refund, Ticket
+from shop.platform.errors import not_found
 
 # the data of invoice.*, payment.recorded and payment.refunded
 INVOICE, PAYMENT, REFUND = InvoiceSchema(), PaymentSchema(), RefundSchema()

@@ -2,11 +2,12 @@
 
 from schemas.records import LeadSchema
 from shop import clock
-from shop.domain.activity import not_found, unprocessable
+from shop.domain.activity import unprocessable
 from shop.domain.records.changes import create_record, emit_record, save_changes
 from shop.domain.records.customers import get_customer_or_404, new_customer
 from shop.domain.records.tickets import activity_ticket, new_ticket
 from shop.models import Lead
+from shop.platform.errors import not_found
 
 # lead.* carry the lead as this schema dumps it
 LEAD = LeadSchema()

@@ -2,11 +2,10 @@
 
 from schemas.records import TicketSchema
 from shop import clock
-from shop.domain.activity import not_found
 from shop.domain.events.outbox import emit
 from shop.domain.records.changes import create_record, save_changes
 from shop.models import Customer, Ticket
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 
 # ticket.created and ticket.updated carry the ticket as this schema dumps it
 TICKET = TicketSchema()
@@ -38,9 +37,10 @@ def get_visible_ticket(tenant_id: str, ticket_id, allow_billing_only: bool = Tru
 
 def set_ticket_flag(tenant_id: str, data: dict, flag: str) -> dict:
     """In-app activity: hide or soft-delete a ticket (no catalog event; it just disappears)."""
-    ticket = Ticket.for_tenant(tenant_id).where(Ticket.id == _ticket_id(data)).first()
+    number = _ticket_id(data)
+    ticket = Ticket.for_tenant(tenant_id).where(Ticket.id == number).first()
     if ticket is None:
-        raise ApiError(404, "not_found", f"No ticket {data.get('id')!r} in tenant {tenant_id}.", param="id")
+        raise not_found("ticket", number)
     setattr(ticket, flag, True)
     ticket.save()
     return {"object": "ticket", "id": str(ticket.id), "hidden": ticket.hidden, "deleted": ticket.deleted}

@@ -10,7 +10,7 @@ from shop.domain.events import outbox
 from shop.domain.webhooks.subscriptions import get_subscription_or_404
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from shop.models.webhooks import DELIVERY_STATUSES, IN_FLIGHT
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import paginate
 
 DELIVERY_ID = re.compile(r"whd_[A-Za-z0-9_-]{8,34}")  # the form the OpenAPI document gives
@@ -47,7 +47,7 @@ def subscription_and_delivery(
             .first()
         )
     if delivery is None:
-        raise ApiError(404, "not_found", f"No delivery {delivery_id[:60]!r} of this subscription.")
+        raise not_found("webhook delivery", delivery_id, "delivery_id")
     return sub, delivery
 
 

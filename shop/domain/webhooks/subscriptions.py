@@ -15,7 +15,7 @@ from shop.domain.webhooks import destinations
 from shop.models import Event, WebhookDelivery, WebhookSubscription
 from shop.models.webhooks import API_VERSIONS, IN_FLIGHT
 from shop.platform import secretbox
-from shop.platform.errors import ApiError
+from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import Page, decode_cursor, encode_cursor, paginate
 
 VERSION_HEADER = "Service-Version"
@@ -108,7 +108,7 @@ def get_subscription_or_404(tenant_id: str, subscription_id: str, lock: bool = F
         query = live_subscriptions(tenant_id).where(WebhookSubscription.id == subscription_id)
         sub = (locked(query, SUBSCRIPTION_LOCK) if lock else query).first()
     if sub is None:
-        raise ApiError(404, "not_found", f"No webhook subscription {subscription_id[:60]!r}.")
+        raise not_found("webhook subscription", subscription_id)
     return sub
 
 

@@ -61,7 +61,7 @@ def test_activity_deletes_a_ticket(tickets, runner):
         (["ticket.hidden", "--tenant", "nobody", "--data", '{"id": "1001"}'], "No tenant"),
         (["ticket.hidden", "--tenant", "acme", "--data", "{oops"], "not valid JSON"),
         (["ticket.hidden", "--tenant", "acme", "--data", "[1]"], "JSON object"),
-        (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "2001"}'], "No ticket"),
+        (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "2001"}'], "Error: No ticket 2001.\n"),
         (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u00b2"}'], "digit string"),
         (["ticket.hidden", "--tenant", "acme", "--data", '{"id": "\u0661"}'], "digit string"),
     ],
