@@ -8,19 +8,23 @@
 - writes: 8 writer processes creating appointments at once (a tenant and key each, so only the
   database's own locking is shared), creates/s of all eight.
 
-Goals: PostgreSQL keeps at least 0.8 of SQLite's rate on each of the first three (one box: every
-statement is a round trip over a socket instead of a call into the process), and beats SQLite's
-single writer on the 8 concurrent writers. Every workload runs in fresh processes on a fresh
-database (a temporary SQLite file; a PostgreSQL database created and dropped on the server of
-SHOP_BENCH_POSTGRES_URL, by default postgresql://postgres@127.0.0.1:5432/test), the two backends
-alternating within each round; each figure is the median of the rounds. Loopback only; bounded in
-count and time. Exits 0 when every goal is met, 1 when one is missed, 2 when the run failed.
+Goals (issue 28, for one 2-core box): PostgreSQL keeps at least 0.6 of SQLite's rate on each of
+the first three (one box: every statement is a round trip over a socket instead of a call into the
+process), and at least 0.9 of SQLite's single writer on the 8 concurrent writers (both backends
+CPU-bound on the same two cores: one box cannot show scale-out; docs/performance.md). Every
+workload runs in fresh processes on a fresh database (a temporary SQLite file; a PostgreSQL
+database created and dropped on the server of SHOP_BENCH_POSTGRES_URL, by default
+postgresql://postgres@127.0.0.1:5432/test), the two backends alternating within each round; each
+figure is the median of the rounds. Loopback only; bounded in count and time. Exits 0 when every
+goal is met, 1 when one is missed, 2 when the run failed.
 
     python bench/backends.py --rounds 3
 """
 
 import sys
 from pathlib import Path
+
+from bench_result import report_result  # before bench/ leaves the path (it imports only json)
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -43,8 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BENCH = Path(__file__).resolve().parent
 WORKLOADS = ("platform", "booking", "webhooks", "writes")
-RATIO_GOAL = 0.8  # platform, booking, webhooks: PostgreSQL / SQLite at least this
-WRITES_GOAL = 1.0  # 8 concurrent writers: PostgreSQL / SQLite above this
+RATIO_GOAL = 0.6  # platform, booking, webhooks: PostgreSQL / SQLite at least this
+WRITES_GOAL = 0.9  # 8 concurrent writers: PostgreSQL / SQLite at least this
 WRITERS = 8
 HUGE = "1000000000"  # a bucket that never refuses: we measure its cost, not its 429s
 SCOPES = ["customers.read", "appointments.read", "appointments.write"]
@@ -183,9 +187,11 @@ def report(figures: dict) -> bool:
         postgres = statistics.median(run["rate"] for run in figures[workload]["postgres"])
         ratio = postgres / sqlite
         goal = WRITES_GOAL if workload == "writes" else RATIO_GOAL
-        met = ratio > goal if workload == "writes" else ratio >= goal
+        met = ratio >= goal
+        unit = figures[workload]["sqlite"][0]["unit"]
+        report_result(f"{workload}: PostgreSQL against SQLite", postgres, sqlite, unit, goal, at_least=True)
         all_met &= met
-        sign = ">" if workload == "writes" else ">="
+        sign = ">="
         print(
             f"{workload:10s} {sqlite:10.1f} {postgres:10.1f} {ratio:10.3f}  {sign} {goal} "
             f"{'met' if met else 'MISSED'}  ({figures[workload]['sqlite'][0]['unit']})"

@@ -25,6 +25,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench_result import report_result
+
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "sk_test_bench_notifications_01"
 GOAL = 1.5
@@ -216,7 +218,8 @@ def main() -> int:
             small, large = figures[args.small, name], figures[args.large, name]
             print(f"{name:>8} {small:>10.3f} {large:>10.3f}  {large / small:.2f}")
             if inbox == "triaged" and name != "me":
-                met = met and large / small <= GOAL
+                workload = f"notifications {name}, {args.large:,} against {args.small:,}"
+                met = report_result(workload, large, small, "ms", GOAL, at_least=False) and met
         found = figures["found"]
         print(
             f"unread counted: {found[args.small, 'count']:,} / {found[args.large, 'count']:,}; "

@@ -1,0 +1,26 @@
+"""The one line a benchmark prints per goal, `BENCH-RESULT {json}`, that bench/run_all.py collects."""
+
+import json
+
+PREFIX = "BENCH-RESULT "
+
+
+def report_result(
+    workload: str, figure: float, baseline: float, unit: str, goal: float, at_least: bool, ratio=None
+) -> bool:
+    """Print the workload's figure against its same-run baseline; whether the ratio meets the goal
+    (`at_least`: ratio >= goal, a throughput; else ratio <= goal, a latency that must not grow)."""
+    if ratio is None:  # a bench judged on a median of per-round ratios passes that median
+        ratio = figure / baseline if baseline else float("inf")
+    met = ratio >= goal if at_least else ratio <= goal
+    line = {
+        "workload": workload,
+        "figure": round(figure, 3),
+        "baseline": round(baseline, 3),
+        "unit": unit,
+        "ratio": round(ratio, 3),
+        "goal": f"{'>=' if at_least else '<='} {goal}",
+        "met": met,
+    }
+    print(PREFIX + json.dumps(line), flush=True)
+    return met
