@@ -26,9 +26,9 @@ def calendar_feed(token: str):
     root = public_root()
     etag = feeds.feed_etag(opened, root)
     headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-    if etag in _client_etags():
+    if etag in (tags := _client_etags()) or "*" in tags:
         return Response(status=304, headers=headers)
-    body = ics.render_feed(opened, root)
+    body = ics.feed_body(opened, root, etag)
     return Response(body, status=200, headers=headers, content_type="text/calendar; charset=utf-8")
 
 

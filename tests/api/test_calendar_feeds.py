@@ -460,3 +460,27 @@ def test_an_appointment_across_the_dst_change_keeps_its_minutes(client, load):
     start, end = event.decoded("DTSTART"), event.decoded("DTEND")
     assert start.astimezone(UTC) == datetime(2026, 11, 1, 5, 30, tzinfo=UTC)  # the first 01:30 (EDT)
     assert end.astimezone(UTC) - start.astimezone(UTC) == timedelta(minutes=60)  # 01:30 EST
+
+
+def test_a_feed_token_never_reaches_a_log_line(client, shop, caplog):
+    from shop.platform.redaction import redact
+
+    created = make_feed(client)
+    token = feed_path(created).removeprefix("/calendar/").removesuffix(".ics")
+    line = f'127.0.0.1 - - "GET /calendar/{token}.ics HTTP/1.1" 200 -'
+    assert token not in redact(line) and "/calendar/[redacted].ics" in redact(line)
+    with caplog.at_level("INFO", logger="shop.request"):
+        fetch(client, created)
+    assert token not in caplog.text and "/calendar/<token>.ics" in caplog.text
+
+
+def test_if_none_match_star_and_a_poll_without_it(client, shop):
+    created = make_feed(client)
+    first = fetch(client, created)
+    assert fetch(client, created, **{"If-None-Match": "*"}).status_code == 304
+    again = fetch(client, created)  # Google Calendar polls without If-None-Match: the same body
+    assert (
+        again.status_code == 200
+        and again.data == first.data
+        and again.headers["ETag"] == first.headers["ETag"]
+    )

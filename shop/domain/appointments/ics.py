@@ -7,6 +7,8 @@ calendars drop or strike it instead of keeping a stale event), times with the sh
 staff notes; the customer's name only when the feed does not hide it.
 """
 
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 
 from icalendar import Calendar, Event, vDuration
@@ -30,6 +32,58 @@ SUMMARY_PREFIX = {"cancelled": "Cancelled: ", "no_show": "No-show: ", "completed
 def event_uid(tenant_id: str, appointment_id: int) -> str:
     """The event's UID: the same for the appointment's whole life, in every feed that shows it."""
     return f"appointment-{appointment_id}-{tenant_id}@{UID_DOMAIN}"
+
+
+class BodyCache:
+    """The last body of each feed in this process, under the ETag it was built for, bounded in bytes.
+
+    The ETag covers everything the body is made of, so a body under the same ETag is the same body:
+    a client that polls without If-None-Match (Google Calendar does) gets it without a rebuild.
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._bodies: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
+        self._size = 0
+
+    def get(self, feed_id: str, etag: str) -> bytes | None:
+        with self._lock:
+            found = self._bodies.get(feed_id)
+            if found is None or found[0] != etag:
+                return None
+            self._bodies.move_to_end(feed_id)
+            return found[1]
+
+    def put(self, feed_id: str, etag: str, body: bytes) -> None:
+        if len(body) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._bodies.pop(feed_id, None)
+            self._size -= len(old[1]) if old else 0
+            self._bodies[feed_id] = (etag, body)
+            self._size += len(body)
+            while self._size > self.max_bytes:
+                _, (_, dropped) = self._bodies.popitem(last=False)
+                self._size -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._bodies.clear()
+            self._size = 0
+
+
+# a 2,000-appointment feed is about 1 MB: a few busy feeds per process
+bodies = BodyCache(max_bytes=16 * 1024 * 1024)
+
+
+def feed_body(opened: FeedRequest, root: str, etag: str) -> bytes:
+    """The feed's body for this ETag: this process's last one when it is current, else built anew."""
+    body = bodies.get(opened.feed.id, etag)
+    if body is None:
+        body = render_feed(opened, root)
+        bodies.put(opened.feed.id, etag, body)
+    return body
 
 
 def render_feed(opened: FeedRequest, root: str) -> bytes:
@@ -67,7 +121,6 @@ def _event(appointment: Appointment, opened: FeedRequest, root: str) -> Event:
     event = Event()
     event.add("uid", event_uid(opened.tenant.id, appointment.id))
     event.add("dtstamp", changed)
-    event.add("created", appointment.created_at.replace(tzinfo=UTC))
     event.add("last-modified", changed)
     event.add("sequence", appointment.sequence or 0)
     event.add("dtstart", start)
@@ -75,7 +128,8 @@ def _event(appointment: Appointment, opened: FeedRequest, root: str) -> Event:
     event.add("summary", _summary(appointment, opened.feed.hide_customer_names))
     event.add("description", _description(appointment))
     event.add("status", EVENT_STATUS.get(appointment.status, "CONFIRMED"))
-    event.add("transp", "TRANSPARENT" if appointment.status == "cancelled" else "OPAQUE")
+    if appointment.status == "cancelled":
+        event.add("transp", "TRANSPARENT")  # no longer blocks the time (OPAQUE is the default)
     day = start.date().isoformat()
     event.add("url", f"{root}/console/calendar?week={day}#appointment-{appointment.id}")
     return event
@@ -101,14 +155,13 @@ def _summary(appointment: Appointment, hide_names: bool) -> str:
 
 
 def _description(appointment: Appointment) -> str:
-    """The appointment's number, status, service, tech and ticket: never its phone, email or notes."""
+    """The appointment's number, status, service and tech: never its phone, email or notes (nor its
+    ticket, which may be hidden from the public surface)."""
     lines = [f"Appointment {appointment.id} ({appointment.status.replace('_', ' ')})"]
     if appointment.service_description:
         lines.append("Service: " + clean_text(appointment.service_description))
     if appointment.tech_id:
         lines.append("Tech: " + clean_text(appointment.tech_id))
-    if appointment.ticket_id:
-        lines.append("Ticket: " + clean_text(appointment.ticket_id))
     if appointment.status == "cancelled" and appointment.cancellation_reason:
         lines.append("Cancelled: " + clean_text(appointment.cancellation_reason)[:500])
     return "\n".join(lines)
