@@ -34,7 +34,9 @@ class CalendarFeedViews(MethodView):
         """List the live calendar feeds, newest first (never their URLs)."""
         return feeds.list_feeds(g.tenant.id, args["limit"], args["cursor"])
 
-    @blp.arguments(CalendarFeedCreateSchema)
+    @blp.arguments(
+        CalendarFeedCreateSchema, required=False
+    )  # every field is optional: no body is a shop feed
     @blp.response(201, CalendarFeedCreatedSchema)
     @blp.scope("appointments.write")
     @blp.sensitive

@@ -484,3 +484,11 @@ def test_if_none_match_star_and_a_poll_without_it(client, shop):
         and again.data == first.data
         and again.headers["ETag"] == first.headers["ETag"]
     )
+
+
+def test_a_post_without_a_body_makes_a_feed_of_the_whole_shop(client, shop):
+    response = client.post(FEEDS, headers=shop)
+    assert response.status_code == 201, response.get_data(as_text=True)
+    created = response.get_json()
+    assert created["tech_id"] is None and created["hide_customer_names"] is False
+    assert sorted(events_by_id(parse(fetch(client, created)))) == [200, 201, 202, 204]
