@@ -202,6 +202,40 @@ def key_list(tenant_id: str) -> None:
         raise click.ClickException(error.message) from None
 
 
+calendar_feed = AppGroup("calendar-feed", help="Make calendar feeds (iCalendar subscription URLs).")
+shop.add_command(calendar_feed)
+
+
+@calendar_feed.command("create")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--tech", "tech_id", default=None, help="A roster tech: only that tech's appointments.")
+@click.option("--hide-customer-names", is_flag=True, help="Events say Appointment, not the customer's name.")
+@click.option("--description", default=None, help="What the feed is for (at most 255 characters).")
+@click.option(
+    "--base-url",
+    default=None,
+    help="The public root of the URL [default: SHOP_PUBLIC_URL, else http://127.0.0.1:5000].",
+)
+def calendar_feed_create(tenant_id, tech_id, hide_customer_names, description, base_url) -> None:
+    """Make a feed and print it as JSON with its url and webcal link (shown this once)."""
+    from shop.domain import actor
+    from shop.domain.appointments import feeds
+
+    if Tenant.get_or_none(Tenant.id == tenant_id) is None:
+        raise click.ClickException(f"no tenant {tenant_id!r}")
+    if description is not None and len(description) > 255:
+        raise click.ClickException("--description: at most 255 characters")
+    body = {"tech_id": tech_id, "hide_customer_names": hide_customer_names, "description": description}
+    root = base_url or current_app.config.get("PUBLIC_URL") or "http://127.0.0.1:5000"
+    try:
+        feed = feeds.create_feed(tenant_id, body, actor.SYSTEM, root)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    from schemas.calendar_feeds import CalendarFeedCreatedSchema
+
+    _print_json({**CalendarFeedCreatedSchema().dump(feed), "webcal_url": feeds.webcal_url(feed.url)})
+
+
 # \b keeps click from re-wrapping the list: one KIND a line, from the table the command dispatches on
 ACTIVITY_KINDS_HELP = "KIND is one of:\n\n\b\n" + "\n".join(f"  {kind}" for kind in ACTIVITIES)
 
@@ -343,6 +377,10 @@ def demo_help(host: str, port: int) -> str:
     lines.append("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
     lines.append(_curl_post(base, "/webhooks", {"url": "https://YOUR-HOST/hook", "events": ["*"]}))
     lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/webhooks/WHSUB_ID/ping")
+    lines.append(
+        "A calendar feed of the appointments (its url is shown once; subscribe to it as webcal://...):"
+    )
+    lines.append(_curl_post(base, "/appointments/calendar_feeds", {"description": "Front desk"}))
     lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
     lines.append(  # `--app shop`, not `app`: it runs from a wheel (no app.py) as from a checkout
         "  flask --app shop shop activity ticket.status_changed --tenant acme --data "

@@ -2,6 +2,7 @@
 
 from shop.api import (
     appointments,
+    calendar_feeds,
     customers,
     discovery,
     identity,
@@ -13,7 +14,18 @@ from shop.api import (
     webhooks,
 )
 
-MODULES = (discovery, reference, identity, customers, appointments, messages, notifications, usage, webhooks)
+MODULES = (
+    discovery,
+    reference,
+    identity,
+    customers,
+    appointments,
+    calendar_feeds,
+    messages,
+    notifications,
+    usage,
+    webhooks,
+)
 
 
 def register_blueprints(api) -> None:

@@ -5,6 +5,7 @@ from flask import request
 
 from shop.platform.errors import ApiError
 from shop.platform.ids import parse_id
+from shop.platform.validation import refuse_unstorable
 
 
 def _refuse(name: str, message: str) -> ApiError:
@@ -49,6 +50,7 @@ def choices(name: str, allowed: tuple[str, ...]) -> list[str]:
 
 def load(schema, data: dict) -> dict:
     """Form values through the API's own schema for the same call: one set of rules for both."""
+    refuse_unstorable(data)  # a NUL or a lone surrogate: the API's 400, not a 500 on PostgreSQL
     try:
         return schema.load(data)
     except ma.ValidationError as error:

@@ -2,6 +2,7 @@
 
 from shop.models.appointments import Appointment, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
+from shop.models.calendar_feeds import CalendarFeed
 from shop.models.console import ConsoleSession
 from shop.models.events import Event
 from shop.models.inbox import Notification
@@ -20,6 +21,7 @@ ALL_MODELS = (
     Ticket,
     Appointment,
     SlotHold,
+    CalendarFeed,
     Notification,
     Invoice,
     Estimate,

@@ -43,6 +43,8 @@ class Appointment(BaseModel):
     service_id = CharField(max_length=40, null=True)
     buffer_before_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
     buffer_after_minutes = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
+    # the calendar feeds' SEQUENCE: raised on every change of date, time, duration or status
+    sequence = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])
 
     class Meta:
         # the list order (keyset pages) and the slot computation's one-day lookup; the two

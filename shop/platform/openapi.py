@@ -133,6 +133,15 @@ STRING_IDS = {
         },
         "A slot hold id (hold_...); an unknown one, or another shop's, is 404.",
     ),
+    "feed_id": (
+        {
+            "type": "string",
+            "pattern": "^calfeed_[0-9a-f]{24}$",
+            "maxLength": 32,
+            "example": "calfeed_5f2c0e5b9a1d4c7e8f0a1b2c",
+        },
+        "A calendar feed id (calfeed_...); an unknown or revoked one, or another shop's, is 404.",
+    ),
 }
 
 
@@ -181,7 +190,7 @@ def _describe_path_ids(path: str, item: dict) -> None:
             continue
         kind = (
             parameter["name"]
-            if parameter["name"] in ("delivery_id", "hold_id")
+            if parameter["name"] in ("delivery_id", "hold_id", "feed_id")
             else ("webhooks" if path.startswith("/api/v1/webhooks/") else None)
         )
         if kind:

@@ -16,9 +16,11 @@ SECRET_PATTERNS = (
     (re.compile(r"\b(fernet:)[A-Za-z0-9_\-=]{8,}"), r"\1[redacted]"),
     # the password of a URL (smtp://user:pass@host, postgresql://user:pass@host/db)
     (re.compile(r"\b([a-z][a-z0-9+.\-]*://[^:/\s@]*:)[^@\s/]+@", re.IGNORECASE), r"\1[redacted]@"),
+    # a calendar feed's token is its credential: the dev server's and a proxy's access lines hold it
+    (re.compile(r"(/calendar/)[A-Za-z0-9_\-]{8,}(\.ics)"), r"\1[redacted]\2"),
 )
 # one pass that finds none of the above in most lines, so they skip the substitutions
-MIGHT_HOLD_A_SECRET = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://", re.IGNORECASE)
+MIGHT_HOLD_A_SECRET = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/", re.IGNORECASE)
 # literal values the service holds (the instance secret key, the metrics token): masked as such
 _known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it
 _known_lock = threading.Lock()

@@ -125,5 +125,7 @@ def test_path_ids_are_documented_as_the_routes_accept_them(client):
             from shop.domain.appointments.holds import new_hold_id
 
             assert re.fullmatch(pattern, new_hold_id()) and not re.fullmatch(pattern, "2147483647")
+        elif name == "feed_id":  # a calendar feed's id as feeds.create_feed makes it
+            assert re.fullmatch(pattern, "calfeed_" + "0a" * 12) and not re.fullmatch(pattern, "2147483647")
         elif not path.startswith("/api/v1/webhooks/"):  # numeric ids: the pattern is what parse_id takes
             assert pattern and re.fullmatch(pattern, "2147483647") and not re.fullmatch(pattern, "abc")

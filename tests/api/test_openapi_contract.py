@@ -14,6 +14,7 @@ from schemas.common import CURSOR_PATTERN
 from shop import clock, gunicorn_conf
 from shop.models import (
     Appointment,
+    CalendarFeed,
     Notification,
     WebhookDelivery,
     WebhookDeliveryAttempt,
@@ -28,6 +29,7 @@ METRICS_TOKEN = "metrics-token-for-the-contract-run"
 SUBSCRIPTION_ID = "whsub_3f9a2c1b7e8d4f6011223344"
 DELIVERY_ID = "whd_8c1e2f3a4b5d6e7f00112233"
 ATTEMPT_ID = "whatt_8c1e2f3a4b5d6e7f00112233"
+FEED_ID = "calfeed_5f2c0e5b9a1d4c7e8f0a1b2c"
 
 
 def contract_tenant() -> dict:
@@ -139,6 +141,7 @@ def contract_schema(app, client, load, monkeypatch):
         response_headers={"Content-Type": "application/json"},
         response_body="{}",
     )
+    CalendarFeed.create(id=FEED_ID, tenant="acme", token_hash="0" * 64, created_at=clock.now())
     EXAMPLE_ROWS[:] = [
         (model, model_to_dict(model.get_by_id(pk), recurse=False))
         for model, pk in (
@@ -147,6 +150,7 @@ def contract_schema(app, client, load, monkeypatch):
             (WebhookSubscription, SUBSCRIPTION_ID),
             (WebhookDelivery, DELIVERY_ID),
             (WebhookDeliveryAttempt, ATTEMPT_ID),
+            (CalendarFeed, FEED_ID),
         )
     ]
     # the key goes in as the document's bearerAuth scheme, so cases without it stay without it
@@ -262,6 +266,9 @@ OPERATION_IDS = {
     ("post", "/api/v1/appointments/{id}/complete"): "completeAppointment",
     ("post", "/api/v1/appointments/{id}/no_show"): "markAppointmentNoShow",
     ("post", "/api/v1/appointments/{id}/link_ticket"): "linkAppointmentTicket",
+    ("get", "/api/v1/appointments/calendar_feeds"): "listCalendarFeeds",
+    ("post", "/api/v1/appointments/calendar_feeds"): "createCalendarFeed",
+    ("delete", "/api/v1/appointments/calendar_feeds/{feed_id}"): "deleteCalendarFeed",
     ("get", "/api/v1/messages/conversations"): "listConversations",
     ("get", "/api/v1/messages"): "listConversationsAlias",
     ("get", "/api/v1/messages/conversations/{conversation_id}"): "getConversation",

@@ -5,6 +5,7 @@ from datetime import date
 from schemas.appointments import AppointmentSchema
 from shop import clock
 from shop.db import deferred, locked, next_id_ahead, write_transaction
+from shop.domain.appointments.feeds import raise_sequence
 from shop.domain.appointments.holds import consume_hold, mark_consumed_by
 from shop.domain.appointments.slots import SlotTaken, Span, booking_of, has_capacity, service_buffers
 from shop.domain.events.outbox import emit, subscriptions_ahead
@@ -207,6 +208,7 @@ def _update(tenant_id: str, appointment_id: int, changes: dict, status: str | No
             return appointment
         for name, value in changed.items():
             setattr(appointment, name, value)
+        raise_sequence(appointment, changed)
         if previous == "cancelled":  # un-cancel: it is no longer cancelled
             appointment.cancelled_at = appointment.cancellation_reason = None
             _ensure_capacity(tenant_id, appointment, "status_reset_failed")
@@ -247,6 +249,7 @@ def _cancel(tenant_id: str, appointment: Appointment, reason: str | None) -> App
     appointment.status = "cancelled"
     appointment.cancelled_at = clock.now()
     appointment.cancellation_reason = reason
+    raise_sequence(appointment)
     appointment.save()
     emit(tenant_id, "appointment.canceled", lean_payload(appointment, "canceled"))
     return appointment
@@ -273,6 +276,7 @@ def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appo
                 f"An appointment that is {appointment.status} cannot be marked {status}.",
             )
         appointment.status = status
+        raise_sequence(appointment)
         appointment.save()
         emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
     return appointment
