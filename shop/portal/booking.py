@@ -74,6 +74,8 @@ def hold(tenant_id: str):
     time = _one(request.form, "time", 5)
     if not errors and not time:
         errors["time"] = "Choose a time."
+    elif not errors and time not in _offered_times(shop, choice):
+        errors["time"] = "That time is not free; choose one of the times shown."
     if errors:
         return _choose_page(shop, choice, errors, 400)
     body = {
@@ -113,7 +115,7 @@ def details_post(tenant_id: str, hold_id: str):
     typed, errors = {}, {}
     for name, limit in DETAILS.items():
         try:
-            typed[name] = forms.value(name, limit)
+            typed[name] = forms.value(name, limit, multiline=name == "notes")
         except ApiError as error:
             errors[name] = error.message
     if errors:
@@ -241,6 +243,12 @@ def _choose_page(shop: Shop, choice: dict, errors: dict, status: int):
         slots=slots,
         any_free=any(s["state"] == "free" for s in slots),
     )
+
+
+def _offered_times(shop: Shop, choice: dict) -> set[str]:
+    """The starts the slot list offers for this choice (the page offers nothing else)."""
+    listed = list_slots(shop.tenant.id, choice["date"], choice["service"], choice["tech"], limit=SLOTS_PER_DAY)
+    return {slot["time"] for slot in listed["data"] if slot.get("available", True) and slot.get("time")}
 
 
 def _slot(slot: dict) -> dict:

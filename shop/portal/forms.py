@@ -60,12 +60,16 @@ def check_not_a_bot(timed: bool = True) -> None:
         raise ApiError(400, "bot_suspected", BOT_REFUSAL)
 
 
-def value(name: str, max_length: int) -> str | None:
-    """One text value (None when empty); a repeated or over-long one is a 400 naming the field."""
+def value(name: str, max_length: int, multiline: bool = False) -> str | None:
+    """One text value (None when empty); a repeated or over-long one, or one with control characters
+    (line breaks only where `multiline`), is a 400 naming the field."""
     values = request.form.getlist(name)
     if len(values) > 1:
         raise ApiError(400, "invalid_field", "Send this field once.", param=name)
     text = values[0].strip() if values else ""
     if len(text) > max_length:
         raise ApiError(400, "invalid_field", f"At most {max_length} characters.", param=name)
+    allowed = "\n\r\t" if multiline else ""
+    if any((ord(c) < 32 and c not in allowed) or ord(c) == 127 for c in text):
+        raise ApiError(400, "invalid_field", "Remove the control characters.", param=name)
     return text or None
