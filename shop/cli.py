@@ -229,7 +229,7 @@ def user_create(tenant_id: str, email: str, name: str | None, role: str) -> None
 @click.option("--email", required=True, help="The teammate's email.")
 def user_set_password(tenant_id: str, email: str) -> None:
     """Read a new password from standard input (its first line); the teammate's sessions end."""
-    password = click.get_text_stream("stdin").readline().rstrip("\r\n")
+    password = sys.stdin.readline().rstrip("\r\n")
     try:
         changed = teammates.set_password(tenant_id, email, password)
     except ApiError as error:

@@ -70,7 +70,10 @@ def test_a_customer_holds_then_books_and_the_appointment_and_its_event_exist(cli
     assert response.status_code == 303 and "/book/acme/booked/" in response.headers["Location"]
     booked = Appointment.get()
     assert (booked.source, booked.customer_name, booked.service_id, booked.tech_id) == (
-        "online_booking", "Ann Lee", "quick-check", "bo"
+        "online_booking",
+        "Ann Lee",
+        "quick-check",
+        "bo",
     )
     assert SlotHold.get().status == "consumed"
     created = [e for e in Event.select() if e.type == "appointment.created"]
@@ -236,7 +239,7 @@ def test_a_bad_query_still_shows_the_page_with_the_error_beside_its_field(client
 
 
 def test_typed_markup_is_shown_as_text_never_run(client, shop):
-    attack = '<script>alert(1)</script><img src=x onerror=alert(2)>'
+    attack = "<script>alert(1)</script><img src=x onerror=alert(2)>"
     location = held_location(client)
     done = book(client, location, customer_name=attack, notes=attack)
     html = page_text(client.get(done.headers["Location"]))
