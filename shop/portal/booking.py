@@ -25,6 +25,12 @@ SOURCE = "online_booking"
 FULL_CODES = ("full", "held", "buffer", "tech_busy")
 # the details form's fields (the API's create body) with their labels' limits
 DETAILS = {"customer_name": 255, "customer_phone": 50, "customer_email": 320, "notes": 1000}
+# marshmallow's wording where a customer deserves plainer words
+FRIENDLIER = {
+    "Missing data for required field.": "Please fill this in.",
+    "Field may not be null.": "Please fill this in.",
+    "Not a valid email address.": "That is not an email address (it looks like name@example.com).",
+}
 HOLD_FIELDS = {"date": "date", "time": "time", "service_id": "service", "tech_id": "tech"}
 
 
@@ -47,7 +53,8 @@ class Shop:
 
 def shop_or_404(tenant_id: str) -> Shop:
     """The shop, while its online booking is on (a 404 otherwise, as for a shop that does not exist)."""
-    tenant = Tenant.get_or_none(Tenant.id == tenant_id[:64]) if len(tenant_id) <= 64 else None
+    plain = len(tenant_id) <= 64 and tenant_id.isprintable()  # a NUL never reaches a query
+    tenant = Tenant.get_or_none(Tenant.id == tenant_id) if plain else None
     booking, zone = booking_of(tenant.id) if tenant else (None, None)
     if tenant is None or tenant.suspended or booking is None or not booking.enabled:
         raise ApiError(404, "not_found", "This shop does not take online bookings.")
@@ -247,7 +254,8 @@ def _choose_page(shop: Shop, choice: dict, errors: dict, status: int):
 
 def _offered_times(shop: Shop, choice: dict) -> set[str]:
     """The starts the slot list offers for this choice (the page offers nothing else)."""
-    listed = list_slots(shop.tenant.id, choice["date"], choice["service"], choice["tech"], limit=SLOTS_PER_DAY)
+    tenant_id, day = shop.tenant.id, choice["date"]
+    listed = list_slots(tenant_id, day, choice["service"], choice["tech"], limit=SLOTS_PER_DAY)
     return {slot["time"] for slot in listed["data"] if slot.get("available", True) and slot.get("time")}
 
 
@@ -310,8 +318,8 @@ def _field_errors(error: ma.ValidationError, fields: dict) -> dict:
     """marshmallow's messages, each beside the form field it concerns."""
     found = {}
     for name, problems in error.normalized_messages().items():
-        message = problems[0] if isinstance(problems, list) and problems else "Not valid."
-        found[fields.get(name, "form")] = str(message)
+        message = str(problems[0]) if isinstance(problems, list) and problems else "Not valid."
+        found[fields.get(name, "form")] = FRIENDLIER.get(message, message)
     return found
 
 

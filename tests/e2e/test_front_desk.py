@@ -80,6 +80,7 @@ def test_a_customer_books_on_a_phone_and_the_appointment_and_its_event_exist(fro
     days = console.driver.find_elements(By.CSS_SELECTOR, ".days a.day")
     days[min(2, len(days) - 1)].click()
     wait_until(lambda: console.driver.find_elements(By.CSS_SELECTOR, ".slot.free label"), timeout=20)
+    console.driver.execute_script("document.getElementById('days-heading').scrollIntoView()")
     console.screenshot("booking-phone")
     chosen = console.driver.find_element(By.CSS_SELECTOR, ".slot.free label")
     time_text = chosen.find_element(By.CSS_SELECTOR, ".time").text
@@ -120,6 +121,7 @@ def test_a_bad_details_form_shows_each_error_beside_its_field_on_a_phone(front_d
     wait_until(lambda: console.driver.find_elements(By.ID, "customer_name-error"), timeout=20)
     for field in ("customer_name", "customer_phone", "customer_email"):
         assert console.driver.find_element(By.ID, f"{field}-error").is_displayed(), field
+    assert console.text("#customer_name-error") == "Please fill this in."
     assert_accessible(console, "details form with errors")
     console.screenshot("booking-errors-phone")
     assert Appointment.select().count() == 0

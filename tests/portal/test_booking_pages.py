@@ -108,7 +108,15 @@ def test_a_shop_that_takes_no_online_bookings_has_no_page(client, load, tenant_f
 
 
 @pytest.mark.parametrize(
-    "path", ["/book/nobody", "/book/" + "x" * 300, "/book/acme/unknown/page", "/portal/nothing"]
+    "path",
+    [
+        "/book/nobody",
+        "/book/" + "x" * 300,
+        "/book/acme%00",
+        "/book/acme%0A",
+        "/book/acme/unknown/page",
+        "/portal/nothing",
+    ],
 )
 def test_unknown_shops_and_paths_are_404_pages(client, shop, path):
     assert_page(client.get(path), 404)

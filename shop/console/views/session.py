@@ -86,6 +86,7 @@ def _teammate_sign_in():
         email = forms.text("email", 320)
         password = _password()
         shop_id = forms.text("shop", 64, required=False)
+        _no_control_characters(email=email, shop=shop_id)
     except ApiError as error:
         return _sign_in_page(
             400, errors={error.param: error.message.split(": ", 1)[-1]}, email=_typed_email()
@@ -111,13 +112,20 @@ def _teammate_sign_in():
     return _signed_in(user.tenant_id, user_id=user.id)
 
 
+def _no_control_characters(**values) -> None:
+    """Emails and shop ids never hold control characters (nor may a NUL reach a query)."""
+    for name, value in values.items():
+        if value and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ApiError(400, "invalid_field", f"{name}: remove the control characters.", param=name)
+
+
 def _password() -> str:
     """The password as typed (not stripped: spaces may be part of it), sent once, bounded."""
     values = request.form.getlist("password")
     if len(values) != 1 or not values[0]:
         raise ApiError(400, "invalid_field", "password: type your password.", param="password")
-    if len(values[0]) > teammates.PASSWORD_MAX:
-        raise ApiError(400, "invalid_field", "password: too long.", param="password")
+    if len(values[0]) > teammates.PASSWORD_MAX or "\x00" in values[0]:
+        raise ApiError(400, "invalid_field", "password: not a password of ours.", param="password")
     return values[0]
 
 
