@@ -67,11 +67,13 @@ def _admit_teammate(mate: teammates.Teammate) -> None:
 
 
 def _check_role(view, principal) -> None:
-    """A staff teammate is refused the owners' pages (keys, webhooks, settings, teammates)."""
-    if not isinstance(principal, teammates.Teammate) or principal.is_owner:
+    """The owners' pages: a staff teammate is refused them (webhooks by their scopes; keys, settings
+    and teammates pages are declared owner-only, and refused to an API key too, which has no role)."""
+    is_teammate = isinstance(principal, teammates.Teammate)
+    if is_teammate and principal.is_owner:
         return
-    scope = getattr(view, "_console_scope", None)
-    if getattr(view, "_console_owner", False) or scope in teammates.OWNER_SCOPES:
+    owner_page = getattr(view, "_console_owner", False)
+    if owner_page or (is_teammate and getattr(view, "_console_scope", None) in teammates.OWNER_SCOPES):
         raise ApiError(403, "owner_only", "Only the shop's owners may open this page.")
 
 

@@ -296,3 +296,17 @@ def test_user_commands_refuse_bad_input_and_change_nothing(runner, shop, args, s
     result = runner.invoke(args=["shop", "user", *args], input=stdin)
     assert result.exit_code != 0 and message in result.output, result.output
     assert [tuple(row) for row in User.select().order_by(User.id).tuples()] == before
+
+
+def test_the_teammates_page_is_the_owners_only(client, shop):
+    sign_in_as(client, *OWNER[:2])
+    page = client.get("/console/teammates")
+    assert page.status_code == 200
+    assert STAFF[0] in page_text(page) and 'href="/console/teammates"' in page_text(page)
+    assert "gail@globex.test" not in page_text(page)  # another shop's teammates never show
+    sign_in_as(client, *STAFF[:2])
+    assert 'href="/console/teammates"' not in page_text(client.get("/console/"))
+    assert_page(client.get("/console/teammates"), 403)
+    sign_in(client, TOKEN)  # an integrator's key has no role
+    assert 'href="/console/teammates"' not in page_text(client.get("/console/"))
+    assert_page(client.get("/console/teammates"), 403)

@@ -8,6 +8,6 @@ entry to shop/console/nav.py (`nav.add(NavItem(endpoint, label, scope))`) so key
 see it in the navigation.
 """
 
-from shop.console.views import calendar, conversations, inbox, overview, session, webhooks
+from shop.console.views import calendar, conversations, inbox, overview, session, teammates, webhooks
 
-MODULES = (session, overview, webhooks, inbox, calendar, conversations)
+MODULES = (session, overview, webhooks, inbox, calendar, conversations, teammates)
