@@ -80,7 +80,7 @@ def test_a_customer_books_on_a_phone_and_the_appointment_and_its_event_exist(fro
     days = console.driver.find_elements(By.CSS_SELECTOR, ".days a.day")
     days[min(2, len(days) - 1)].click()
     wait_until(lambda: console.driver.find_elements(By.CSS_SELECTOR, ".slot.free label"), timeout=20)
-    console.driver.execute_script("document.getElementById('days-heading').scrollIntoView()")
+    console.driver.execute_script("document.getElementById('times-heading').scrollIntoView()")
     console.screenshot("booking-phone")
     chosen = console.driver.find_element(By.CSS_SELECTOR, ".slot.free label")
     time_text = chosen.find_element(By.CSS_SELECTOR, ".time").text
