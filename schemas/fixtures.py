@@ -31,6 +31,10 @@ class UserFixture(Schema):
     id = ma.fields.Integer(strict=True)
     email = Str(required=True, validate=ma.validate.Email())
     name = Str(allow_none=True)
+    # plain in the file, stored hashed (shop.domain.teammates); none: the teammate cannot sign in yet
+    password = Str(allow_none=True, validate=ma.validate.Length(min=12, max=200))
+    role = Str(load_default="staff", validate=ma.validate.OneOf(("owner", "staff")))
+    disabled = Bool(load_default=False)
 
 
 class ApiKeyFixture(Schema):

@@ -16,6 +16,7 @@ from werkzeug.serving import run_simple
 
 from shop import backup, clock, migrations, models
 from shop.backup import PAGES_PER_STEP
+from shop.domain import teammates
 from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -46,8 +47,13 @@ def _refuse_an_old_schema(ctx: click.Context) -> None:
 shop = AppGroup("shop", help="Repair-Shop Service commands.", callback=_refuse_an_old_schema)
 key = AppGroup("key", help="Create, list and revoke API keys.")
 shop.add_command(key)
+user = AppGroup("user", help="Create teammates, set their passwords, disable them.")
+shop.add_command(user)
 
 DEMO_TENANT = "acme"
+# the demo shop's teammates (shop/demo/demo_shop.json): email and password
+DEMO_OWNER = ("sam@acme.test", "acme-owner-demo")
+DEMO_STAFF = ("kim@acme.test", "acme-staff-demo")
 
 
 def _print_json(value) -> None:
@@ -234,6 +240,45 @@ def calendar_feed_create(tenant_id, tech_id, hide_customer_names, description, b
     from schemas.calendar_feeds import CalendarFeedCreatedSchema
 
     _print_json({**CalendarFeedCreatedSchema().dump(feed), "webcal_url": feeds.webcal_url(feed.url)})
+@user.command("create")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--email", required=True, help="The teammate's email (their sign-in name).")
+@click.option("--name", default=None, help="The teammate's name.")
+@click.option("--role", type=click.Choice(("owner", "staff")), default="staff", show_default=True)
+def user_create(tenant_id: str, email: str, name: str | None, role: str) -> None:
+    """Add a teammate and print a generated password (shown this once)."""
+    try:
+        created, password = teammates.create_teammate(tenant_id, email, name, role)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json(
+        {"tenant": tenant_id, "email": created.email, "name": name, "role": role, "password": password}
+    )
+
+
+@user.command("set-password")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--email", required=True, help="The teammate's email.")
+def user_set_password(tenant_id: str, email: str) -> None:
+    """Read a new password from standard input (its first line); the teammate's sessions end."""
+    password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        changed = teammates.set_password(tenant_id, email, password)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json({"tenant": tenant_id, "email": changed.email, "password_set": True})
+
+
+@user.command("disable")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--email", required=True, help="The teammate's email.")
+def user_disable(tenant_id: str, email: str) -> None:
+    """Stop a teammate signing in; their sessions end now."""
+    try:
+        disabled = teammates.disable_teammate(tenant_id, email)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json({"tenant": tenant_id, "email": disabled.email, "disabled": True})
 
 
 # \b keeps click from re-wrapping the list: one KIND a line, from the table the command dispatches on
@@ -359,6 +404,9 @@ def demo_help(host: str, port: int) -> str:
     lines = [
         f"Demo shop loaded into {current_app.config['DATABASE']}",
         "API key (all scopes): sk_test_acme_demo_0001",
+        f"Console: http://{host}:{port}/console/sign-in as an owner "
+        f"({DEMO_OWNER[0]}, password {DEMO_OWNER[1]}) or staff ({DEMO_STAFF[0]}, password {DEMO_STAFF[1]})",
+        f"Online booking page: http://{host}:{port}/book/{DEMO_TENANT}",
         "Read:",
         f"  curl -s {base}/health",
     ]

@@ -21,6 +21,15 @@ DEFAULTS = {
     "RATE_LIMIT_CAPACITY": 100,
     "RATE_LIMIT_REFILL": 10,
     "AUTH_FAILURES_PER_MINUTE": 20,
+    # a teammate's console sign-in (issue 27): failed attempts per account within the window
+    "SIGN_IN_FAILURES_PER_ACCOUNT": 5,
+    "SIGN_IN_WINDOW_SECONDS": 15 * 60,
+    "PASSWORD_HASH_METHOD": "scrypt",  # werkzeug.security's method string
+    # the online booking page: requests per client address (a token bucket), and the least time a
+    # person takes to fill in the details form (faster is a bot)
+    "BOOKING_RATE_CAPACITY": 60,
+    "BOOKING_RATE_REFILL": 0.5,
+    "BOOKING_MIN_FILL_SECONDS": 3,
     # idempotency
     "IDEMPOTENCY_RETENTION_SECONDS": 24 * 3600,
     "IDEMPOTENCY_LOCK_SECONDS": 60,

@@ -8,6 +8,7 @@ class NavItem:
     endpoint: str
     label: str
     scope: str | None  # None: every signed-in key
+    owner: bool = False  # only a teammate with the owner role sees it (issue 27)
 
 
 NAV: list[NavItem] = [
@@ -27,4 +28,7 @@ def visible(key) -> list[NavItem]:
     """The pages this key may open; none when signed out."""
     if key is None:
         return []
-    return [item for item in NAV if item.scope is None or item.scope in key.scopes]
+    owner = getattr(key, "is_owner", False)
+    return [
+        item for item in NAV if (item.scope is None or item.scope in key.scopes) and (owner or not item.owner)
+    ]

@@ -37,11 +37,12 @@ HTTP_MESSAGES = {
 
 def render(template: str, status: int = 200, section: str | None = None, **context):
     """A console page with the signed-in key's navigation (`section`: the nav entry it is under)."""
-    key = g.get("api_key") if g.get("console_session") else None
+    key = g.get("principal") if g.get("console_session") else None
     html = render_template(
         template,
         section=section or request.endpoint,
         key=key,
+        teammate=g.get("teammate") if key else None,
         nav_items=nav.visible(key),
         csrf_token=g.console_session.csrf_token if g.get("console_session") else None,
         **context,

@@ -19,16 +19,24 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def start(key: ApiKey) -> tuple[str, ConsoleSession]:
-    """A new session for this key: the cookie value (shown to the browser only) and the record."""
+def start(
+    tenant_id: str, key: ApiKey | None = None, user_id: int | None = None, replacing: str | None = None
+) -> tuple[str, ConsoleSession]:
+    """A new session for this key or teammate: the cookie value (shown to the browser only) and the
+    record. The session the browser held before (`replacing`, its old cookie value) ends: a sign-in
+    always gets a fresh id, so a session id planted before sign-in is worth nothing after it."""
     token = secrets.token_urlsafe(32)
     now = clock.now()
     with write_transaction():
-        ConsoleSession.delete().where(ConsoleSession.last_seen_at <= now - IDLE).execute()
+        stale = ConsoleSession.last_seen_at <= now - IDLE
+        if replacing and len(replacing) <= 100:
+            stale |= ConsoleSession.id == _digest(replacing)
+        ConsoleSession.delete().where(stale).execute()
         record = ConsoleSession.create(
             id=_digest(token),
-            tenant=key.tenant_id,
-            api_key=key.id,
+            tenant=tenant_id,
+            api_key=key.id if key else None,
+            user=user_id,
             csrf_token=secrets.token_urlsafe(32),
             created_at=now,
             last_seen_at=now,

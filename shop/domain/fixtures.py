@@ -11,6 +11,7 @@ from shop.domain.keys import create_key
 from shop.domain.messaging.fixtures import load_conversation, load_suppression
 from shop.domain.notifications import create_notification
 from shop.domain.records.fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
+from shop.domain.teammates import hash_password
 from shop.domain.webhooks.subscriptions import load_subscription
 from shop.models import Appointment, Customer, Tenant, Ticket, User
 
@@ -58,6 +59,8 @@ def _load_tenant(path: str, data: dict, summary: dict) -> None:
 
 
 def _load_user(path: str, tenant_id: str, user: dict, summary: dict) -> None:
+    password = user.pop("password", None)
+    user["password_hash"] = hash_password(password) if password else None
     insert(path, User.create, tenant=tenant_id, **user)
 
 

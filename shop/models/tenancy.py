@@ -13,6 +13,7 @@ from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 
 PLANS = ("starter", "pro", "enterprise")
 PLANS_WITH_API = ("pro", "enterprise")
+ROLES = ("owner", "staff")
 BILLING_STATUSES = ("active", "trialing", "past_due", "incomplete", "canceled", "unpaid")
 
 
@@ -35,6 +36,13 @@ class User(BaseModel):
     email = CharField(max_length=320)
     name = CharField(max_length=255, null=True)
     created_at = UTCDateTimeField(default=clock.now)
+    # sign-in to the console (issue 27): a memory-hard hash (werkzeug's scrypt), never the password
+    password_hash = CharField(max_length=255, null=True)
+    role = CharField(max_length=8, default="staff")  # owner or staff (ROLES)
+    disabled = BooleanField(default=False)
+    # failed sign-ins in the current window, for the per-account limit (shop.domain.teammates)
+    failed_sign_ins = IntegerField(default=0)
+    failed_sign_in_at = UTCDateTimeField(null=True)
 
     class Meta:
         indexes = ((("tenant", "email"), True),)

@@ -43,7 +43,10 @@ def refuse_early() -> None:
         raise MethodNotAllowed(valid_methods=request.url_rule.methods)
     if request.method not in WRITE_METHODS or not _has_body():
         return
-    if request.blueprint == "console":  # HTML forms post urlencoded bodies; Flask's own limit holds them
+    if request.blueprint in (
+        "console",
+        "portal",
+    ):  # HTML forms post urlencoded bodies; Flask's limit holds them
         return
     if request.mimetype != "application/json":
         raise ApiError(

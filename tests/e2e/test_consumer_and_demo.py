@@ -56,7 +56,12 @@ def test_demo_serves_the_api_with_the_printed_key(tmp_path):
             f"{base}/me", headers={"Authorization": "Bearer sk_test_globex_demo_0001"}, timeout=5
         )
         assert starter.status_code == 402
+        booking_page = requests.get(f"http://127.0.0.1:{port}/book/acme", timeout=10)
+        assert booking_page.status_code == 200 and "Book a visit" in booking_page.text
     finally:
         stop(proc)
     output = proc.stdout.read()
     assert "sk_test_acme_demo_0001" in output and "curl" in output
+    # the teammates to sign in as and the booking page (issue 27)
+    assert "sam@acme.test, password acme-owner-demo" in output and "kim@acme.test" in output
+    assert f"http://127.0.0.1:{port}/book/acme" in output

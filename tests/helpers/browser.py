@@ -79,7 +79,17 @@ class Console:
 
         self.open("/console/sign-in")
         self.driver.find_element(By.ID, "api_key").send_keys(token)
-        self.driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+        self.driver.find_element(By.CSS_SELECTOR, "#api-key-form button[type=submit]").click()
+        self.wait_for_heading("Overview")
+
+    def sign_in_as(self, email: str, password: str) -> None:
+        """A teammate's sign-in with email and password (issue 27)."""
+        from selenium.webdriver.common.by import By
+
+        self.open("/console/sign-in")
+        self.driver.find_element(By.ID, "email").send_keys(email)
+        self.driver.find_element(By.ID, "password").send_keys(password)
+        self.driver.find_element(By.CSS_SELECTOR, "#teammate-form button[type=submit]").click()
         self.wait_for_heading("Overview")
 
     def heading(self) -> str:

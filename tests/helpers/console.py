@@ -49,3 +49,20 @@ def assert_page(response, status: int) -> None:
     is what a failing assertion prints)."""
     assert response.status_code == status, alert_text(response)
     assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
+
+
+# teammates of the shops the teammate tests load (issue 27): email, password, role
+OWNER = ("olga@acme.test", "owner-password-1", "owner")
+STAFF = ("sid@acme.test", "staff-password-1", "staff")
+
+
+def teammates(*people) -> list[dict]:
+    """Fixture `users` for (email, password, role) triples."""
+    return [{"email": email, "password": password, "role": role} for email, password, role in people]
+
+
+def sign_in_as(client, email: str, password: str, **extra):
+    """Post the teammate sign-in form; returns the response (303 to the Overview when signed in)."""
+    form = client.get("/console/sign-in")
+    data = {"csrf_token": csrf_token(form.get_data(as_text=True)), "email": email, "password": password}
+    return client.post("/console/sign-in", data={**data, **extra})

@@ -8,6 +8,15 @@ entry to shop/console/nav.py (`nav.add(NavItem(endpoint, label, scope))`) so key
 see it in the navigation.
 """
 
-from shop.console.views import calendar, calendar_feeds, conversations, inbox, overview, session, webhooks
+from shop.console.views import (
+    calendar,
+    calendar_feeds,
+    conversations,
+    inbox,
+    overview,
+    session,
+    teammates,
+    webhooks,
+)
 
-MODULES = (session, overview, webhooks, inbox, calendar, calendar_feeds, conversations)
+MODULES = (session, overview, webhooks, inbox, calendar, calendar_feeds, conversations, teammates)

@@ -38,7 +38,7 @@ def calendar_week():
         "console/calendar.html",
         week=shown,
         notice=DONE.get(query_value("done", 20) or ""),
-        can_write="appointments.write" in g.api_key.scopes,
+        can_write="appointments.write" in g.principal.scopes,
         book_date=(book_date or chosen).isoformat(),
         book_time=query_value("book_time", 5) or "",
     )

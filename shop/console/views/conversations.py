@@ -29,7 +29,7 @@ def conversations_list():
         "console/conversations.html",
         rows=CONVERSATION.dump(listed["data"], many=True),
         next=later,
-        can_write="messages.write" in g.api_key.scopes,
+        can_write="messages.write" in g.principal.scopes,
     )
 
 
@@ -50,7 +50,7 @@ def conversation(conversation_id: str):
         notice="Queued: it goes out shortly; its status shows below."
         if query_value("done", 10) == "sent"
         else None,
-        can_write="messages.write" in g.api_key.scopes,
+        can_write="messages.write" in g.principal.scopes,
         **shown,
     )
 

@@ -41,7 +41,7 @@ def inbox():
         next=later,
         unread=inbox_rules.count_unread(g.tenant.id, "global", None)["unread"],
         notice=DONE.get(query_value("done", 20) or ""),
-        can_write="notifications.write" in g.api_key.scopes,
+        can_write="notifications.write" in g.principal.scopes,
     )
 
 

@@ -16,13 +16,15 @@ DAYS = 7
 @bp.route("/", methods=["GET"])
 @page()
 def overview():
-    """Usage charts (requests, error rate, p95 per day) and open problems the key may read."""
-    series = usage.daily(g.api_key, DAYS, float(current_app.config["USAGE_TIME_BUDGET_MS"]))
-    found = problems.open_problems(g.tenant, g.api_key.scopes)
+    """Usage charts (requests, error rate, p95 per day: a key's own, so none for a teammate) and open
+    problems the key or teammate may read."""
+    key = g.get("api_key")
+    series = usage.daily(key, DAYS, float(current_app.config["USAGE_TIME_BUDGET_MS"])) if key else None
+    found = problems.open_problems(g.tenant, g.principal.scopes)
     return render(
         "console/overview.html",
         series=series,
-        charts=charts.usage_charts(series),
+        charts=charts.usage_charts(series) if series is not None else [],
         disabled=_dumped(found.get("disabled_subscriptions"), WebhookSubscriptionSchema()),
         dead=_dumped(found.get("dead_deliveries"), WebhookDeliverySchema()),
         overdue=_dumped(found.get("overdue_appointments"), AppointmentSchema()),

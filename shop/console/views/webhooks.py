@@ -55,8 +55,8 @@ def webhook(sub_id: str):
         statuses=DELIVERY_STATUSES,
         terminal=TERMINAL,
         recovery=WebhookRecoverySchema().dump(found) if found else None,
-        can_write="webhooks.write" in g.api_key.scopes,
-        can_manage="webhooks.manage" in g.api_key.scopes,
+        can_write="webhooks.write" in g.principal.scopes,
+        can_manage="webhooks.manage" in g.principal.scopes,
     )
 
 
@@ -73,7 +73,7 @@ def delivery(sub_id: str, delivery_id: str):
         delivery=DELIVERY.dump(found),
         attempts=_dumped(attempts, ATTEMPT),
         notice=DONE.get(query_value("done", 20) or ""),
-        can_write="webhooks.write" in g.api_key.scopes,
+        can_write="webhooks.write" in g.principal.scopes,
     )
 
 
