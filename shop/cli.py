@@ -240,6 +240,8 @@ def calendar_feed_create(tenant_id, tech_id, hide_customer_names, description, b
     from schemas.calendar_feeds import CalendarFeedCreatedSchema
 
     _print_json({**CalendarFeedCreatedSchema().dump(feed), "webcal_url": feeds.webcal_url(feed.url)})
+
+
 @user.command("create")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
 @click.option("--email", required=True, help="The teammate's email (their sign-in name).")
