@@ -5,15 +5,29 @@ from shop.api import (
     customers,
     discovery,
     identity,
+    leads,
     messages,
     metrics,
     notifications,
     reference,
+    tickets,
     usage,
     webhooks,
 )
 
-MODULES = (discovery, reference, identity, customers, appointments, messages, notifications, usage, webhooks)
+MODULES = (
+    discovery,
+    reference,
+    identity,
+    customers,
+    tickets,
+    leads,
+    appointments,
+    messages,
+    notifications,
+    usage,
+    webhooks,
+)
 
 
 def register_blueprints(api) -> None:
