@@ -15,6 +15,7 @@ import marshmallow as ma
 
 from schemas.common import (
     INT32_MAX,
+    Int32,
     PaginationArgsSchema,
     QueryInt32,
     Schema,
@@ -25,6 +26,7 @@ from schemas.common import (
 from shop.models.leads import LEAD_STATUSES
 from shop.models.records import TICKET_PRIORITIES
 from shop.platform.ids import ID_PATTERN
+from shop.platform.validation import INT32_MESSAGE
 
 Str = ma.fields.String
 STAMP_EXAMPLE = "2026-11-01T10:00:00.000Z"
@@ -45,10 +47,12 @@ class RecordRef(ma.fields.Field):
     }
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
             value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT32_MAX:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ma.ValidationError(f"Must be a record id: a digit string or integer from 1 to {INT32_MAX}.")
+        if value > INT32_MAX:
+            raise ma.ValidationError(INT32_MESSAGE)  # 400 invalid_value, as for any 32-bit overflow
         return value
 
 
@@ -235,10 +239,8 @@ def _ticket_fields() -> dict:
         "description": text(10_000),
         "device": text(255),
         "serial_number": text(255),
-        "assigned_user_id": ma.fields.Integer(
-            strict=True,
+        "assigned_user_id": Int32(
             allow_none=True,
-            validate=ma.validate.Range(min=1, max=INT32_MAX),
             metadata={"description": "A teammate of the shop (else 400 invalid_field), or null."},
         ),
         "priority": Str(validate=ma.validate.OneOf(TICKET_PRIORITIES)),

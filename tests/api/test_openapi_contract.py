@@ -14,7 +14,10 @@ from schemas.common import CURSOR_PATTERN
 from shop import clock, gunicorn_conf
 from shop.models import (
     Appointment,
+    Customer,
+    Lead,
     Notification,
+    Ticket,
     WebhookDelivery,
     WebhookDeliveryAttempt,
     WebhookSubscription,
@@ -45,6 +48,7 @@ def contract_tenant() -> dict:
             }
         ],
         tickets=[{"id": "1001", "customer_id": 1, "subject": "Cracked screen", "status": "In Progress"}],
+        leads=[{"id": 6001, "name": "Cy Park", "email": "cy@example.com", "source": "web_form"}],
         conversations=[
             {
                 "id": 10,
@@ -142,6 +146,9 @@ def contract_schema(app, client, load, monkeypatch):
     EXAMPLE_ROWS[:] = [
         (model, model_to_dict(model.get_by_id(pk), recurse=False))
         for model, pk in (
+            (Customer, 1),
+            (Ticket, 1001),
+            (Lead, 6001),
             (Appointment, 200),
             (Notification, 50),
             (WebhookSubscription, SUBSCRIPTION_ID),
@@ -207,6 +214,8 @@ EXCUSED_REFUSALS = {
     ("invalid_time", "time"): "a hold's wall time must exist that day (not in a DST gap)",
     ("invalid_field", "Service-Version"): "a version date must not precede the first API version",
     ("invalid_field", "url"): "a webhook host must be public: no private, loopback or metadata address",
+    ("invalid_field", "status"): "a ticket status must be one of the shop's ticket_statuses",
+    ("invalid_field", "assigned_user_id"): "a ticket's assignee must be a teammate of the shop",
     # rules joining two fields or parameters: OpenAPI 3.0 cannot say them
     ("missing_user_email", "user_email"): "user_email is required only when scope=user",
     ("invalid_status", "status"): "a terminal status must be the only field of a PATCH",
@@ -218,6 +227,7 @@ EXCUSED_REFUSALS = {
     ("status_reset_required", None): "the appointment's status does not allow the move",
     ("update_failed", None): "the appointment's status does not allow the change",
     ("slot_unavailable", None): "the slot is taken or outside business hours",
+    ("unprocessable", None): "an earlier case converted the lead (a converted lead takes no change)",
     ("send_failed", None): "the recipient is suppressed or lacks consent",
     ("recovery_in_progress", None): "an earlier case's recovery of the subscription is still running",
     # recover: a window is [since, until), so until must come after since (two fields again)
@@ -251,6 +261,18 @@ OPERATION_IDS = {
     ("get", "/api/v1/docs/assets/{filename}"): "getApiDocsAsset",
     ("get", "/api/v1/me"): "getApiKeyIdentity",
     ("get", "/api/v1/customers"): "listCustomers",
+    ("post", "/api/v1/customers"): "createCustomer",
+    ("get", "/api/v1/customers/{id}"): "getCustomer",
+    ("patch", "/api/v1/customers/{id}"): "updateCustomer",
+    ("get", "/api/v1/tickets"): "listTickets",
+    ("post", "/api/v1/tickets"): "createTicket",
+    ("get", "/api/v1/tickets/{id}"): "getTicket",
+    ("patch", "/api/v1/tickets/{id}"): "updateTicket",
+    ("get", "/api/v1/leads"): "listLeads",
+    ("post", "/api/v1/leads"): "createLead",
+    ("get", "/api/v1/leads/{id}"): "getLead",
+    ("patch", "/api/v1/leads/{id}"): "updateLead",
+    ("post", "/api/v1/leads/{id}/convert"): "convertLead",
     ("get", "/api/v1/appointments"): "listAppointments",
     ("post", "/api/v1/appointments"): "createAppointment",
     ("get", "/api/v1/appointments/slots"): "listAppointmentSlots",
