@@ -58,7 +58,9 @@ def test_the_new_customer_heads_the_list(client, shop):
 
 
 def test_patch_changes_the_fields_sent_and_emits_updated_once(client, shop):
-    response = client.patch(f"{BASE}/1", json={"phone": "+15555550111", "sms_consent": True}, headers=headers())
+    response = client.patch(
+        f"{BASE}/1", json={"phone": "+15555550111", "sms_consent": True}, headers=headers()
+    )
     assert response.status_code == 200
     updated = response.get_json()
     assert (updated["display_name"], updated["email"]) == ("Ann Lee", "ann@example.com")
@@ -81,7 +83,14 @@ def test_patch_can_clear_email_and_phone(client, shop):
 @pytest.mark.parametrize(
     "method, path",
     [("get", "/1"), ("patch", "/1"), ("get", "/21"), ("patch", "/21"), ("get", "/999"), ("patch", "/999")],
-    ids=["own get", "own patch", "another shop's get", "another shop's patch", "missing get", "missing patch"],
+    ids=[
+        "own get",
+        "own patch",
+        "another shop's get",
+        "another shop's patch",
+        "missing get",
+        "missing patch",
+    ],
 )
 def test_another_shops_customer_is_not_found(client, shop, method, path):
     kwargs = {"json": {"display_name": "X"}} if method == "patch" else {}
@@ -98,7 +107,9 @@ def test_another_shops_customer_is_not_found(client, shop, method, path):
 )
 def test_a_path_id_that_is_no_32_bit_positive_integer_is_invalid_id(client, shop, raw):
     assert_error(client.get(f"{BASE}/{raw}", headers=headers()), 400, "invalid_id", "id")
-    assert_error(client.patch(f"{BASE}/{raw}", json={"phone": "1"}, headers=headers()), 400, "invalid_id", "id")
+    assert_error(
+        client.patch(f"{BASE}/{raw}", json={"phone": "1"}, headers=headers()), 400, "invalid_id", "id"
+    )
 
 
 def test_writes_need_customers_write_and_reads_customers_read(client, shop):
@@ -161,7 +172,6 @@ def test_a_bad_create_body_is_refused_and_writes_nothing(client, shop, body, cod
     before = snapshot()
     assert_error(client.post(BASE, json=body, headers=headers()), 400, code, param)
     assert snapshot() == before
-
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,13 @@ def records_shop() -> dict:
         ],
         leads=[
             {"id": 6001, "name": "Cy Park", "email": "cy@example.com", "phone": "+15555550102"},
-            {"id": 6002, "name": "Di Ray", "status": "converted", "customer_id": 2, "converted_ticket_id": 1002},
+            {
+                "id": 6002,
+                "name": "Di Ray",
+                "status": "converted",
+                "customer_id": 2,
+                "converted_ticket_id": 1002,
+            },
         ],
     )
     tenant["api_keys"].append({"id": "key_acme_read", "token": READ_ONLY, "scopes": READ_SCOPES})
@@ -64,4 +70,7 @@ def snapshot() -> dict:
     bucket do change: a refused request is still logged and counted)."""
     from shop.models import Customer, Event, Lead, Ticket
 
-    return {model.__name__: sorted(map(repr, model.select().tuples())) for model in (Customer, Ticket, Lead, Event)}
+    return {
+        model.__name__: sorted(map(repr, model.select().tuples()))
+        for model in (Customer, Ticket, Lead, Event)
+    }
