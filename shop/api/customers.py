@@ -47,7 +47,7 @@ class CustomerByIdViews(MethodView):
         return domain.get_customer(g.tenant.id, id)
 
     @blp.path_id()
-    @blp.arguments(CustomerUpdateSchema)
+    @blp.arguments(CustomerUpdateSchema, required=False)
     @blp.response(200, CustomerRecordSchema)
     @blp.scope("customers.write")
     @blp.doc(operationId="updateCustomer")

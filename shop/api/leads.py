@@ -48,7 +48,7 @@ class LeadByIdViews(MethodView):
         return domain.get_lead(g.tenant.id, id)
 
     @blp.path_id()
-    @blp.arguments(LeadUpdateSchema)
+    @blp.arguments(LeadUpdateSchema, required=False)
     @blp.response(200, LeadSchema)
     @blp.refuses(422, "unprocessable: the lead is converted")
     @blp.scope("leads.write")

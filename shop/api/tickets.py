@@ -55,7 +55,7 @@ class TicketByIdViews(MethodView):
         return domain.get_ticket(g.tenant.id, id)
 
     @blp.path_id()
-    @blp.arguments(TicketUpdateSchema)
+    @blp.arguments(TicketUpdateSchema, required=False)
     @blp.response(200, TicketSchema)
     @blp.refuses(400, REFUSED_FIELDS)
     @blp.refuses(404, f"not_found: no such visible ticket (param id); or {CUSTOMER_NOT_FOUND}")
