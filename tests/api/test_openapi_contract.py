@@ -227,7 +227,6 @@ EXCUSED_REFUSALS = {
     ("status_reset_required", None): "the appointment's status does not allow the move",
     ("update_failed", None): "the appointment's status does not allow the change",
     ("slot_unavailable", None): "the slot is taken or outside business hours",
-    ("unprocessable", None): "an earlier case converted the lead (a converted lead takes no change)",
     ("send_failed", None): "the recipient is suppressed or lacks consent",
     ("recovery_in_progress", None): "an earlier case's recovery of the subscription is still running",
     # recover: a window is [since, until), so until must come after since (two fields again)
