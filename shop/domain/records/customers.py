@@ -22,7 +22,7 @@ def list_customers(tenant_id: str, limit: int, cursor: str | None) -> dict:
 def get_customer_or_404(tenant_id: str, customer_id: int, param: str = "id", lock: bool = False) -> Customer:
     """The tenant's customer, or 404 (another tenant's customer is not found either)."""
     query = Customer.for_tenant(tenant_id).where(Customer.id == customer_id)
-    found = (locked(query) if lock else query).first()
+    found = (locked(query, "NO KEY UPDATE") if lock else query).first()
     if found is None:
         raise not_found("customer", customer_id, param)
     return found

@@ -20,7 +20,7 @@ ORDER = [(Lead.created_at, True), (Lead.id, True)]
 def get_lead_or_404(tenant_id: str, lead_id: int, lock: bool = False) -> Lead:
     """The tenant's lead, or 404."""
     query = Lead.for_tenant(tenant_id).where(Lead.id == lead_id)
-    lead = (locked(query) if lock else query).first()
+    lead = (locked(query, "NO KEY UPDATE") if lock else query).first()
     if lead is None:
         raise not_found("lead", lead_id)
     return lead
