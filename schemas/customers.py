@@ -1,8 +1,9 @@
-"""Customer list items, and the customer as customer.* events carry it."""
+"""Customer list items, the customer as its GET answers and customer.* events carry it, and its bodies."""
 
 import marshmallow as ma
 
 from schemas.common import PaginationArgsSchema, Schema, Stamp, list_schema
+from schemas.records import RecordUpdateSchema, StrictBool, email, text
 
 
 class CustomerSchema(Schema):
@@ -14,11 +15,29 @@ class CustomerSchema(Schema):
 
 
 class CustomerRecordSchema(CustomerSchema):
-    """The customer.* event data: the list item plus phone, consent and updated_at."""
+    """GET /customers/<id> and the customer.* event data: the list item plus phone, consent and updated_at."""
 
-    phone = ma.fields.String(allow_none=True)
-    sms_consent = ma.fields.Boolean()
-    updated_at = Stamp(allow_none=True)
+    phone = ma.fields.String(allow_none=True, metadata={"example": "+15555550100"})
+    sms_consent = ma.fields.Boolean(metadata={"example": True})
+    updated_at = Stamp(allow_none=True, metadata={"example": None})
+
+
+def _customer_fields() -> dict:
+    return {"email": email(), "phone": text(50), "sms_consent": StrictBool()}
+
+
+CustomerCreateSchema = Schema.from_dict(
+    {
+        "display_name": text(255, required=True, allow_none=False, minimum=1),
+        **_customer_fields(),
+        "sms_consent": StrictBool(load_default=False),
+    },
+    name="CustomerCreateSchema",
+)
+CustomerUpdateSchema = RecordUpdateSchema.from_dict(
+    {"display_name": text(255, allow_none=False, minimum=1), **_customer_fields()},
+    name="CustomerUpdateSchema",
+)
 
 
 class CustomerQueryArgsSchema(PaginationArgsSchema):

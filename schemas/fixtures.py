@@ -12,6 +12,7 @@ from schemas.webhooks import EventTypes
 from shop.models.appointments import HOLD_MINUTES_DEFAULT, HOLD_MINUTES_MAX, MAX_BUFFER_MINUTES, STATUSES
 from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
 from shop.models.leads import LEAD_STATUSES
+from shop.models.records import TICKET_PRIORITIES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 from shop.models.webhooks import API_VERSIONS
 
@@ -25,6 +26,11 @@ def _timezone(value: str) -> None:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ma.ValidationError(f"Unknown timezone {value!r}.") from None
+
+
+def _distinct(values: list) -> None:
+    if len(set(values)) != len(values):
+        raise ma.ValidationError("Each status is named once.")
 
 
 class UserFixture(Schema):
@@ -60,6 +66,12 @@ class TicketFixture(Schema):
     customer_id = ma.fields.Integer(strict=True, allow_none=True)
     subject = Str(allow_none=True)
     status = Str(load_default="New")
+    description = Str(allow_none=True)
+    device = Str(allow_none=True, validate=ma.validate.Length(max=255))
+    serial_number = Str(allow_none=True, validate=ma.validate.Length(max=255))
+    assigned_user_id = ma.fields.Integer(strict=True, allow_none=True)
+    priority = Str(validate=ma.validate.OneOf(TICKET_PRIORITIES))
+    due_at = AwareDateTime(allow_none=True)
     hidden = Bool(load_default=False)
     deleted = Bool(load_default=False)
     billing_only = Bool(load_default=False)
@@ -305,6 +317,11 @@ class TenantFixture(Schema):
     notifications = ma.fields.List(ma.fields.Nested(NotificationFixture), load_default=list)
     send_rate_per_minute = ma.fields.Integer(strict=True, allow_none=True, validate=ma.validate.Range(min=1))
     booking = ma.fields.Nested(BookingFixture, allow_none=True)
+    ticket_statuses = ma.fields.List(
+        Str(validate=ma.validate.Length(min=1, max=64)),
+        allow_none=True,
+        validate=[ma.validate.Length(min=1, max=50), _distinct],
+    )
     appointments = ma.fields.List(ma.fields.Nested(AppointmentFixture), load_default=list)
 
 

@@ -2,11 +2,14 @@
 
 Each kind maps to a domain function `fn(tenant_id: str, fields: dict) -> dict` that applies the
 change in one transaction, emits the events it causes (with `source_kind: observed` where the spec
-says), and returns the resulting record. This registry is the activity's edge: it parses `--data`
+says), and returns the resulting record. A function that also takes `actor` (the records' functions,
+which the API calls too) is given `actor.in_app(changed_by, change_source)` from the data (by
+default `system` and `in_app`). This registry is the activity's edge: it parses `--data`
 with the kind's schema, as a view's arguments are parsed, so the functions take plain values.
 Functions are named as "module:function" and imported on use, so the registry imports no domain.
 """
 
+import inspect
 from importlib import import_module
 
 import marshmallow as ma
@@ -15,6 +18,7 @@ import schemas.activity as act
 from schemas.appointments import ActivityBookingSchema as BookingActivity
 from schemas.notifications import NotificationInputSchema
 from shop.db import write_transaction
+from shop.domain import actor as actors
 from shop.models import Tenant
 from shop.platform.errors import ApiError, not_found
 from shop.platform.validation import refuse_unstorable, validation_error
@@ -62,8 +66,16 @@ def run_activity(kind: str, tenant_id: str, data: dict) -> dict:
     handler, schema = target
     fields = data if schema is None else parse_data(schema, data)
     module, function = handler.split(":")
+    apply = getattr(import_module(module), function)
     with write_transaction():
-        return getattr(import_module(module), function)(tenant_id, fields)
+        if "actor" in inspect.signature(apply).parameters:
+            return apply(tenant_id, fields, actor=activity_actor(fields))
+        return apply(tenant_id, fields)
+
+
+def activity_actor(fields: dict) -> actors.Actor:
+    """Who the activity names (its changed_by and change_source, taken out of the fields)."""
+    return actors.in_app(fields.pop("changed_by", "system"), fields.pop("change_source", "in_app"))
 
 
 def parse_data(schema, data: dict) -> dict:

@@ -50,6 +50,7 @@ def _load_tenant(path: str, data: dict, summary: dict) -> None:
         current_period_end=data.get("current_period_end"),
         send_rate_per_minute=data.get("send_rate_per_minute"),
         booking=data.get("booking"),
+        ticket_statuses=data.get("ticket_statuses"),
         **fields,
     )
     summary["tenants"].append(tenant_id)

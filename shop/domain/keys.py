@@ -9,7 +9,8 @@ from shop.platform.auth import hash_token
 from shop.platform.errors import ApiError, not_found
 
 MODES = ("live", "test")
-# every scope the service knows: the spec's nine plus the read scopes of event families
+# every scope the service knows: the spec's nine, the read scopes of event families, and the write
+# scopes of the records' own API (docs/decisions.md, issue 24)
 SCOPES = (
     "messages.read",
     "messages.write",
@@ -26,6 +27,9 @@ SCOPES = (
     "estimates.read",
     "payments.read",
     "leads.read",
+    "customers.write",
+    "tickets.write",
+    "leads.write",
 )
 
 

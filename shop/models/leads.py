@@ -23,3 +23,6 @@ class Lead(BaseModel):
     converted_at = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField(default=clock.now)
     updated_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("tenant", "created_at", "id"), False),)

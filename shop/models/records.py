@@ -1,6 +1,6 @@
 """Customer and ticket records of a shop, as far as the public API and events need them."""
 
-from peewee import AutoField, BooleanField, CharField, ForeignKeyField
+from peewee import SQL, AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
 from shop.models.base import BaseModel, UTCDateTimeField
@@ -18,14 +18,32 @@ class Customer(BaseModel):
     updated_at = UTCDateTimeField(null=True)
 
 
+DEFAULT_TICKET_STATUSES = ("New", "In Progress", "Waiting for Parts", "Ready", "Resolved")
+TICKET_PRIORITIES = ("low", "normal", "high", "urgent")
+
+
 class Ticket(BaseModel):
     id = AutoField()
     tenant = ForeignKeyField(Tenant, backref="tickets", on_delete="CASCADE")
     customer = ForeignKeyField(Customer, null=True, backref="tickets", on_delete="SET NULL")
     subject = CharField(max_length=255, null=True)
+    description = TextField(null=True)
     status = CharField(max_length=64, default="New")
+    device = CharField(max_length=255, null=True)
+    serial_number = CharField(max_length=255, null=True)
+    # a teammate (User) of the tenant, as on conversations: an integer, no foreign key
+    assigned_user_id = IntegerField(null=True)
+    priority = CharField(max_length=16, default="normal", constraints=[SQL("DEFAULT 'normal'")])
+    due_at = UTCDateTimeField(null=True)
     hidden = BooleanField(default=False)
     deleted = BooleanField(default=False)
     billing_only = BooleanField(default=False)
     created_at = UTCDateTimeField(default=clock.now)
     updated_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        # the list, newest first, with or without a status filter (migration records_api)
+        indexes = (
+            (("tenant", "created_at", "id"), False),
+            (("tenant", "status", "created_at", "id"), False),
+        )

@@ -27,6 +27,8 @@ class Tenant(BaseModel):
     suspended = BooleanField(default=False)
     send_rate_per_minute = IntegerField(null=True)
     booking = JSONField(null=True)
+    # the ticket statuses the API accepts, in board order; null: DEFAULT_TICKET_STATUSES
+    ticket_statuses = JSONField(null=True)
     created_at = UTCDateTimeField(default=clock.now)
 
 

@@ -100,6 +100,9 @@ NUMERIC_ID_TEXT = (
     "zeros allowed); anything else is 400 invalid_id."
 )
 PATH_EXAMPLES = {
+    "/api/v1/customers": "1",
+    "/api/v1/tickets": "1001",
+    "/api/v1/leads": "6001",
     "/api/v1/appointments": "200",
     "/api/v1/messages/conversations": "10",
     "/api/v1/messages": "100",

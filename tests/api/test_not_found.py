@@ -221,10 +221,32 @@ NOT_FOUND = [
         "ticket_id",
         "No ticket 1002.",
     ),
+    # the records' own API (issue 24)
+    row("a missing customer", "GET", "/api/v1/customers/999999", None, "id", "No customer 999999."),
+    row("another shop's customer", "PATCH", "/api/v1/customers/2", {"phone": "1"}, "id", "No customer 2."),
+    row("another shop's ticket", "GET", "/api/v1/tickets/2001", None, "id", "No ticket 2001."),
+    row("a hidden ticket", "GET", "/api/v1/tickets/1003", None, "id", "No ticket 1003."),
+    row(
+        "a patch to a deleted ticket",
+        "PATCH",
+        "/api/v1/tickets/1004",
+        {"status": "Ready"},
+        "id",
+        "No ticket 1004.",
+    ),
+    row("a missing lead", "POST", "/api/v1/leads/999999/convert", None, "id", "No lead 999999."),
+    row(
+        "a ticket for a missing customer",
+        "POST",
+        "/api/v1/tickets",
+        {"subject": "S", "customer_id": "999999"},
+        "customer_id",
+        "No customer 999999.",
+    ),
     # no route at all: param null
     row("an unknown route", "GET", "/api/v1/nope", None, None, ROUTE),
     row("an unknown notification flag", "POST", "/api/v1/notifications/51/star", None, None, ROUTE),
-    row("a customer by id (no such route)", "GET", "/api/v1/customers/1", None, None, ROUTE),
+    row("a customer's unknown action", "POST", "/api/v1/customers/1/merge", None, None, ROUTE),
     row("an asset the reference page does not load", "GET", "/api/v1/docs/assets/nope.js", None, None, ROUTE),
     row("the metrics while they are off", "GET", "/metrics", None, None, ROUTE),
 ]

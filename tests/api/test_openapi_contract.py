@@ -15,7 +15,10 @@ from shop import clock, gunicorn_conf
 from shop.models import (
     Appointment,
     CalendarFeed,
+    Customer,
+    Lead,
     Notification,
+    Ticket,
     WebhookDelivery,
     WebhookDeliveryAttempt,
     WebhookSubscription,
@@ -47,6 +50,7 @@ def contract_tenant() -> dict:
             }
         ],
         tickets=[{"id": "1001", "customer_id": 1, "subject": "Cracked screen", "status": "In Progress"}],
+        leads=[{"id": 6001, "name": "Cy Park", "email": "cy@example.com", "source": "web_form"}],
         conversations=[
             {
                 "id": 10,
@@ -145,6 +149,9 @@ def contract_schema(app, client, load, monkeypatch):
     EXAMPLE_ROWS[:] = [
         (model, model_to_dict(model.get_by_id(pk), recurse=False))
         for model, pk in (
+            (Customer, 1),
+            (Ticket, 1001),
+            (Lead, 6001),
             (Appointment, 200),
             (Notification, 50),
             (WebhookSubscription, SUBSCRIPTION_ID),
@@ -211,6 +218,8 @@ EXCUSED_REFUSALS = {
     ("invalid_time", "time"): "a hold's wall time must exist that day (not in a DST gap)",
     ("invalid_field", "Service-Version"): "a version date must not precede the first API version",
     ("invalid_field", "url"): "a webhook host must be public: no private, loopback or metadata address",
+    ("invalid_field", "status"): "a ticket status must be one of the shop's ticket_statuses",
+    ("invalid_field", "assigned_user_id"): "a ticket's assignee must be a teammate of the shop",
     # rules joining two fields or parameters: OpenAPI 3.0 cannot say them
     ("missing_user_email", "user_email"): "user_email is required only when scope=user",
     ("invalid_status", "status"): "a terminal status must be the only field of a PATCH",
@@ -255,6 +264,18 @@ OPERATION_IDS = {
     ("get", "/api/v1/docs/assets/{filename}"): "getApiDocsAsset",
     ("get", "/api/v1/me"): "getApiKeyIdentity",
     ("get", "/api/v1/customers"): "listCustomers",
+    ("post", "/api/v1/customers"): "createCustomer",
+    ("get", "/api/v1/customers/{id}"): "getCustomer",
+    ("patch", "/api/v1/customers/{id}"): "updateCustomer",
+    ("get", "/api/v1/tickets"): "listTickets",
+    ("post", "/api/v1/tickets"): "createTicket",
+    ("get", "/api/v1/tickets/{id}"): "getTicket",
+    ("patch", "/api/v1/tickets/{id}"): "updateTicket",
+    ("get", "/api/v1/leads"): "listLeads",
+    ("post", "/api/v1/leads"): "createLead",
+    ("get", "/api/v1/leads/{id}"): "getLead",
+    ("patch", "/api/v1/leads/{id}"): "updateLead",
+    ("post", "/api/v1/leads/{id}/convert"): "convertLead",
     ("get", "/api/v1/appointments"): "listAppointments",
     ("post", "/api/v1/appointments"): "createAppointment",
     ("get", "/api/v1/appointments/slots"): "listAppointmentSlots",

@@ -24,6 +24,9 @@ ALL_SCOPES = [
     "estimates.read",
     "payments.read",
     "leads.read",
+    "customers.write",
+    "tickets.write",
+    "leads.write",
 ]
 
 ERROR_KEYS = {"type", "code", "message", "param", "details", "request_id"}

@@ -246,9 +246,19 @@ CASES = [
         "invalid_cursor",
         "cursor",
     ),
-    ("customers: POST not allowed", "POST", "/api/v1/customers", {}, JSON, 405, "method_not_allowed", None),
+    (
+        "customers: DELETE not allowed",
+        "DELETE",
+        "/api/v1/customers/1",
+        None,
+        None,
+        405,
+        "method_not_allowed",
+        None,
+    ),
     ("me: DELETE not allowed", "DELETE", "/api/v1/me", None, None, 405, "method_not_allowed", None),
-    ("unknown id-like route", "GET", "/api/v1/customers/2147483648", None, None, 404, "not_found", None),
+    ("unknown id-like route", "GET", "/api/v1/customers/1/orders", None, None, 404, "not_found", None),
+    ("customer id past 32 bits", "GET", "/api/v1/customers/2147483648", None, None, 400, "invalid_id", "id"),
 ]
 
 
