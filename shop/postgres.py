@@ -1,6 +1,7 @@
 """The app's PostgreSQL database class (psycopg 3): fewer round trips per transaction."""
 
 import contextlib
+import select
 import threading
 
 import psycopg
@@ -14,6 +15,28 @@ def _close_quietly(stack: contextlib.ExitStack) -> None:
     is left with an exception in flight and its sync fails too)."""
     with contextlib.suppress(Exception):
         stack.close()
+
+
+def usable(conn) -> bool:
+    """Whether an idle connection can still be used, without a round trip.
+
+    psycopg knows a connection is dead only once a statement failed on it (`closed`, `broken`). A
+    server that restarted (`pg_ctl restart -m fast` or `-m immediate`, a failover, a PgBouncer
+    restart, an idle-session timeout) closed the socket, and a server shutting down first sends a
+    FATAL message: either way an idle connection's socket has something to read, where a live idle
+    one has nothing. One poll() of the socket, no statement sent: a connection found so is dropped
+    and a new one opened before the transaction starts.
+    """
+    if conn is None or conn.closed or conn.broken:
+        return False
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        return True  # in a transaction or a pipeline: its statements will tell
+    try:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        return not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        return False
 
 
 class ShopPostgresDatabase(Psycopg3Database):
@@ -37,7 +60,33 @@ class ShopPostgresDatabase(Psycopg3Database):
         self._held = threading.local()  # per thread: (connection, open pipeline, inside the block)
         super().__init__(*args, **kwargs)
 
+    def fresh_connection(self) -> None:
+        """Outside a transaction: drop this thread's connection when it is closed or broken, or its
+        server hung up while it was idle, so the next statement opens a new one (at every request,
+        job and transaction: begin(), and every statement run outside a transaction)."""
+        if self._state.closed or self._state.transactions:
+            return
+        if usable(self._state.conn):
+            return
+        self.drop_connection()
+
+    def drop_connection(self) -> None:
+        """Forget this thread's connection (closed quietly) outside a transaction; the next
+        statement connects again."""
+        conn = self._state.conn
+        self._state.reset()
+        self._begin_pending.conn = None
+        self._held.state = None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _connection_lost(self) -> bool:
+        conn = self._state.conn
+        return conn is None or conn.closed or conn.broken
+
     def begin(self, isolation_level=None):
+        self.fresh_connection()
         if isolation_level or self._isolation_level or not psycopg.Pipeline.is_supported():
             return super().begin(isolation_level)
         self.connection()  # connect now, as peewee's own begin() would
@@ -51,6 +100,17 @@ class ShopPostgresDatabase(Psycopg3Database):
         return conn is not None and conn is self._state.conn and not self._state.closed
 
     def execute_sql(self, sql, params=None, named_cursor=None):
+        if not self._state.transactions:
+            self.fresh_connection()
+            try:
+                return self._execute_sql(sql, params, named_cursor)
+            except Exception:
+                if not self._state.transactions and self._connection_lost():
+                    self.drop_connection()  # the next statement connects again
+                raise
+        return self._execute_sql(sql, params, named_cursor)
+
+    def _execute_sql(self, sql, params=None, named_cursor=None):
         if self._holding(outside_block=True):  # held writes: this statement brings their answers
             if named_cursor:  # a server-side cursor cannot run in a pipeline: theirs come first
                 self._flush()
@@ -84,6 +144,8 @@ class ShopPostgresDatabase(Psycopg3Database):
             with contextlib.suppress(Exception):  # their errors no longer matter
                 self._flush()
         if self._owes_begin():
+            return None
+        if self._connection_lost():  # the server ended the transaction with the connection
             return None
         return super().rollback()
 

@@ -5,6 +5,9 @@ The app factory calls it, the worker command calls it, and a queue used before e
 `huey_consumer tasks.huey` scheduler thread, a script) sets itself up from the environment.
 """
 
+import functools
+import logging
+import time
 import uuid
 
 from huey import Huey
@@ -12,7 +15,7 @@ from huey.consumer import Consumer
 from huey.registry import Message
 
 from shop.config import is_postgres, load_config
-from shop.db import init_database, postgres_options
+from shop.db import init_database, postgres_options, unavailable
 from shop.queue_storage import SharedFileSqliteStorage, SharedPostgresStorage
 
 # the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
@@ -21,6 +24,12 @@ RECOVER_DELIVERIES = "tasks.webhooks.recover_deliveries"
 SEND_MESSAGE = "tasks.messages.send_message"
 
 _settings: dict = {}
+log = logging.getLogger("shop.queue")
+
+# how long a job that meets a database it cannot reach waits for it, trying again with backoff,
+# before it gives up (the sweeps re-enqueue what it was about: nothing is lost, only later)
+PATIENCE_SECONDS = 120
+FIRST_PAUSE, LONGEST_PAUSE = 0.25, 5.0
 
 
 def setup(config) -> None:
@@ -77,6 +86,28 @@ huey = ShopHuey(
     create_tables=False,
     on_first_use=settings,
 )
+
+
+def patient(job):
+    """A job (under @huey.task) that runs again, after a pause that doubles up to LONGEST_PAUSE,
+    while the database cannot be reached or cannot take its writes (a restart, a failover, a full
+    disk): each of its transactions either committed or rolled back, so running it again does what
+    is left. The worker thread's connection is replaced at the job's next transaction."""
+
+    @functools.wraps(job)
+    def run(*args, **kwargs):
+        pause, deadline = FIRST_PAUSE, time.monotonic() + PATIENCE_SECONDS
+        while True:
+            try:
+                return job(*args, **kwargs)
+            except Exception as error:
+                if not unavailable(error) or time.monotonic() + pause > deadline:
+                    raise
+                log.warning("%s: database unavailable, again in %.2f s (%s)", job.__name__, pause, error)
+            time.sleep(pause)
+            pause = min(pause * 2, LONGEST_PAUSE)
+
+    return run
 
 
 def enqueue(task: str, *args) -> None:
