@@ -70,7 +70,8 @@ class OwnPostgres:
             return ""
 
     def init(self) -> "OwnPostgres":
-        self._run(f"{bin_dir()}/initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        initdb = [f"{bin_dir()}/initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust"]
+        self._run(*initdb, "-E", "UTF8", "--no-sync")
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c max_connections=100 "
             "-c fsync=off -c full_page_writes=off"
