@@ -99,16 +99,24 @@ class ShopPostgresDatabase(Psycopg3Database):
         self._begin_pending.conn = None
         return conn is not None and conn is self._state.conn and not self._state.closed
 
+    @contextlib.contextmanager
+    def _checked(self):
+        """Around a use of the connection: outside a transaction, a fresh one before, and one lost
+        meanwhile dropped after a failure (inside a transaction nothing: the transaction tells)."""
+        if self._state.transactions:
+            yield
+            return
+        self.fresh_connection()
+        try:
+            yield
+        except Exception:
+            if not self._state.transactions and self._connection_lost():
+                self.drop_connection()  # the next statement connects again
+            raise
+
     def execute_sql(self, sql, params=None, named_cursor=None):
-        if not self._state.transactions:
-            self.fresh_connection()
-            try:
-                return self._execute_sql(sql, params, named_cursor)
-            except Exception:
-                if not self._state.transactions and self._connection_lost():
-                    self.drop_connection()  # the next statement connects again
-                raise
-        return self._execute_sql(sql, params, named_cursor)
+        with self._checked():
+            return self._execute_sql(sql, params, named_cursor)
 
     def _execute_sql(self, sql, params=None, named_cursor=None):
         if self._holding(outside_block=True):  # held writes: this statement brings their answers
@@ -125,6 +133,8 @@ class ShopPostgresDatabase(Psycopg3Database):
         return cursor
 
     def cursor(self, named_cursor=None):
+        if not self._state.transactions:
+            self.fresh_connection()
         if self._holding(outside_block=True):
             self._flush()
         if self._owes_begin():  # a raw cursor: its statements come after a BEGIN of their own
@@ -211,6 +221,10 @@ class ShopPostgresDatabase(Psycopg3Database):
         (READ COMMITTED), exactly as if they were sent one by one; an error in one raises here and
         the ones after it do not run. Held statements go first, in the same round trip.
         """
+        with self._checked():
+            return self._execute_together(statements)
+
+    def _execute_together(self, statements: list[tuple[str, dict]]) -> list:
         if self._holding():
             return self._flush(
                 lambda: [Psycopg3Database.execute_sql(self, sql, params) for sql, params in statements]

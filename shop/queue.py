@@ -29,7 +29,7 @@ log = logging.getLogger("shop.queue")
 # how long a job that meets a database it cannot reach waits for it, trying again with backoff,
 # before it gives up (the sweeps re-enqueue what it was about: nothing is lost, only later)
 PATIENCE_SECONDS = 120
-FIRST_PAUSE, LONGEST_PAUSE = 0.25, 5.0
+FIRST_PAUSE, LONGEST_PAUSE = 0.25, 2.0
 
 
 def setup(config) -> None:
