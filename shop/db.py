@@ -18,7 +18,32 @@ from peewee import DatabaseProxy, OperationalError, PostgresqlDatabase, SqliteDa
 
 from shop.config import is_postgres
 
-_sqlite = SqliteDatabase(None)
+
+class ShopSqliteDatabase(SqliteDatabase):
+    """SqliteDatabase that leaves a transaction SQLite already rolled back on its own.
+
+    On some errors (a full disk, an I/O error, out of memory) SQLite rolls the whole transaction
+    back itself; peewee's ROLLBACK (or ROLLBACK TO SAVEPOINT) then fails with "no transaction is
+    active" and that error replaced the one that said why (a 500 instead of the 503 of a full
+    disk). Here there is nothing to roll back, and the original error goes on.
+    """
+
+    def _rolled_back_already(self) -> bool:
+        conn = self._state.conn
+        return conn is not None and not self._state.closed and not conn.in_transaction
+
+    def rollback(self):
+        if self._rolled_back_already():
+            return None
+        return super().rollback()
+
+    def execute_sql(self, sql, params=None):
+        if sql.startswith("ROLLBACK TO SAVEPOINT") and self._rolled_back_already():
+            return None  # peewee's savepoint rollback: the transaction is gone already
+        return super().execute_sql(sql, params)
+
+
+_sqlite = ShopSqliteDatabase(None)
 db = DatabaseProxy()
 db.initialize(_sqlite)  # nothing opened: a file or a URL is named by init_database()
 log = logging.getLogger("shop.db")
@@ -114,8 +139,9 @@ def unavailable(error: BaseException) -> bool:
     disk. A mistake in a statement (a syntax error, a missing table) is not one."""
     import peewee
 
-    if not isinstance(error, (peewee.OperationalError, peewee.InterfaceError, peewee.DatabaseError)):
-        return False
+    ours = isinstance(error, (peewee.DatabaseError, peewee.InterfaceError))
+    if not ours and _driver_error(error) is not error:
+        return False  # neither peewee's nor the driver's (a driver error may escape peewee: fetchall)
     driver = _driver_error(error)
     text = str(error).lower()
     if driver is None:  # raised by peewee or by this module (the writer gate)

@@ -1,6 +1,7 @@
 """The spec's error body: one builder for every non-2xx response, and the handlers that use it."""
 
 import logging
+import sqlite3
 import traceback
 
 from flask import current_app, g, jsonify, request
@@ -148,5 +149,12 @@ def install(app) -> None:
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(peewee.DatabaseError, handle_database_error)
     app.register_error_handler(peewee.InterfaceError, handle_database_error)
+    # the driver's own, where one escapes peewee's wrapping (rows fetched after the statement ran)
+    app.register_error_handler(sqlite3.Error, handle_database_error)
+    try:
+        import psycopg
+    except ImportError:  # the `postgres` extra is not installed
+        return
+    app.register_error_handler(psycopg.Error, handle_database_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)
