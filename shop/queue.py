@@ -88,6 +88,30 @@ huey = ShopHuey(
 )
 
 
+# what runs once the database is back after jobs met it away (tasks.worker registers the sweeps)
+_on_recovery: list = []
+_last_recovery = [0.0]
+RECOVERY_EVERY = 10.0  # seconds: one outage, one run of the hooks per process
+
+
+def on_recovery(hook):
+    """Register `hook` to run (once per outage and process) when a patient job got through."""
+    _on_recovery.append(hook)
+    return hook
+
+
+def _recovered() -> None:
+    now = time.monotonic()
+    if now - _last_recovery[0] < RECOVERY_EVERY:
+        return
+    _last_recovery[0] = now
+    for hook in _on_recovery:
+        try:
+            hook()
+        except Exception:
+            log.warning("after the database's return: %s failed", hook.__name__, exc_info=True)
+
+
 def patient(job):
     """A job (under @huey.task) that runs again, after a pause that doubles up to LONGEST_PAUSE,
     while the database cannot be reached or cannot take its writes (a restart, a failover, a full
@@ -99,7 +123,10 @@ def patient(job):
         pause, deadline = FIRST_PAUSE, time.monotonic() + PATIENCE_SECONDS
         while True:
             try:
-                return job(*args, **kwargs)
+                result = job(*args, **kwargs)
+                if pause > FIRST_PAUSE:  # it had to wait: the database is back
+                    _recovered()
+                return result
             except Exception as error:
                 if not unavailable(error) or time.monotonic() + pause > deadline:
                     raise

@@ -177,7 +177,9 @@ def test_the_service_rides_out_a_fast_and_an_immediate_restart(own_server, tmp_p
             acknowledged = {ping["event_id"] for ping in pings}
             assert acknowledged <= event_ids
             delivered = lambda: event_ids <= {item["body"]["id"] for item in receiver.events()}  # noqa: E731
+            started = time.monotonic()
             wait_until(delivered, timeout=60, interval=0.5)
+            waits["deliveries"] = time.monotonic() - started
             received = Counter(item["body"]["id"] for item in receiver.events())
             assert set(received) <= event_ids  # a duplicate is only ever the same event again
             # nothing was restarted: gunicorn booted its two workers once, the consumer still runs
