@@ -249,15 +249,35 @@ def restore(src: Path, config, force: bool, progress: Progress) -> dict:
         restore_postgres(src / manifest["database"], database, progress)
     else:
         install_sqlite(src / manifest["database"], Path(database), progress)
+    cleared = clear_state_of_the_moment()
     state = migrations.status(db, ALL_MODELS)
     return {
         "restored": str(src),
         "database": _redacted(database) if is_postgres(database) else database,
         "replaced_rows_in": holding,
+        "cleared": cleared,
         "schema_version": state.version,
         "schema": state.problem() or "current",
         "secret_key": restore_key(src, manifest, config, source),
     }
+
+
+# the pipeline's and the consumers' state of the moment the backup was taken, not the shop's data: a
+# restored rate bucket would still be drained by the burst that ran then, an auth-failure count would
+# still block an address, a heartbeat would show a consumer that is not running (docs/decisions.md)
+STATE_OF_THE_MOMENT = ("rate_bucket", "auth_failure", "consumer_heartbeat")
+
+
+def clear_state_of_the_moment() -> list[str]:
+    """Empty the tables of STATE_OF_THE_MOMENT in the restored database; the ones it emptied."""
+    from shop.db import db, write_transaction
+
+    present = set(db.get_tables())
+    tables = [table for table in STATE_OF_THE_MOMENT if table in present]
+    with write_transaction():
+        for table in tables:
+            db.execute_sql(f'DELETE FROM "{table}"')
+    return tables
 
 
 def refuse_unsafe_restore(manifest: dict, database: str, force: bool) -> list[str]:

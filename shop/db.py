@@ -18,7 +18,32 @@ from peewee import DatabaseProxy, OperationalError, PostgresqlDatabase, SqliteDa
 
 from shop.config import is_postgres
 
-_sqlite = SqliteDatabase(None)
+
+class ShopSqliteDatabase(SqliteDatabase):
+    """SqliteDatabase that leaves a transaction SQLite already rolled back on its own.
+
+    On some errors (a full disk, an I/O error, out of memory) SQLite rolls the whole transaction
+    back itself; peewee's ROLLBACK (or ROLLBACK TO SAVEPOINT) then fails with "no transaction is
+    active" and that error replaced the one that said why (a 500 instead of the 503 of a full
+    disk). Here there is nothing to roll back, and the original error goes on.
+    """
+
+    def _rolled_back_already(self) -> bool:
+        conn = self._state.conn
+        return conn is not None and not self._state.closed and not conn.in_transaction
+
+    def rollback(self):
+        if self._rolled_back_already():
+            return None
+        return super().rollback()
+
+    def execute_sql(self, sql, params=None):
+        if sql.startswith("ROLLBACK TO SAVEPOINT") and self._rolled_back_already():
+            return None  # peewee's savepoint rollback: the transaction is gone already
+        return super().execute_sql(sql, params)
+
+
+_sqlite = ShopSqliteDatabase(None)
 db = DatabaseProxy()
 db.initialize(_sqlite)  # nothing opened: a file or a URL is named by init_database()
 log = logging.getLogger("shop.db")
@@ -72,6 +97,68 @@ def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_com
         )
         db.initialize(_sqlite)
     writer_gate.timeout = busy_timeout_seconds
+
+
+# seconds a client is asked to wait before retrying a request the database could not take (503)
+RETRY_AFTER_SECONDS = 2
+
+# SQLite's primary result codes of a database that cannot take the statement now: busy, locked,
+# an I/O error, full, cannot open (a missing folder, too many files)
+_SQLITE_UNAVAILABLE = {5, 6, 10, 13, 14}
+_SQLITE_UNAVAILABLE_TEXT = (
+    "database is locked",
+    "database or disk is full",
+    "disk i/o error",
+    "unable to open",
+)
+# PostgreSQL's SQLSTATE classes and codes of a server that cannot be reached or cannot take it now:
+# 08 connection exception, 53 insufficient resources (too many connections, disk full), 57 operator
+# intervention (admin shutdown, crash shutdown, cannot connect now), 55P03 lock not available (a
+# statement that waited lock_timeout, SQLite's busy timeout)
+_POSTGRES_UNAVAILABLE_CLASSES = ("08", "53", "57")
+_POSTGRES_UNAVAILABLE_CODES = ("55P03",)
+
+
+def _driver_error(error: BaseException) -> BaseException | None:
+    """The driver's exception behind a peewee one (peewee wraps it as its first argument)."""
+    seen = 0
+    while error is not None and seen < 5:
+        module = type(error).__module__ or ""
+        if module.startswith(("psycopg", "sqlite3")):
+            return error
+        inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else None
+        error = inner or error.__cause__ or error.__context__
+        seen += 1
+    return None
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether a database error says the database could not be reached or could not take the
+    statement now (the request is answered 503 with Retry-After, never 500): a lost or refused
+    connection, a server shutting down or starting, a lock waited on past the busy timeout, a full
+    disk. A mistake in a statement (a syntax error, a missing table) is not one."""
+    import peewee
+
+    ours = isinstance(error, (peewee.DatabaseError, peewee.InterfaceError))
+    if not ours and _driver_error(error) is not error:
+        return False  # neither peewee's nor the driver's (a driver error may escape peewee: fetchall)
+    driver = _driver_error(error)
+    text = str(error).lower()
+    if driver is None:  # raised by peewee or by this module (the writer gate)
+        return "database is locked" in text or "connection" in text
+    if isinstance(driver, sqlite3.Error):
+        code = getattr(driver, "sqlite_errorcode", None)
+        if code is not None:
+            return code & 0xFF in _SQLITE_UNAVAILABLE
+        return any(part in str(driver).lower() for part in _SQLITE_UNAVAILABLE_TEXT)
+    import psycopg
+
+    if not isinstance(driver, psycopg.Error):
+        return False
+    state = driver.sqlstate
+    if state is None:  # raised by the client: the connection is closed, lost or could not be made
+        return isinstance(driver, (psycopg.OperationalError, psycopg.InterfaceError))
+    return state[:2] in _POSTGRES_UNAVAILABLE_CLASSES or state in _POSTGRES_UNAVAILABLE_CODES
 
 
 def on_postgres() -> bool:

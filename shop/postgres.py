@@ -1,6 +1,7 @@
 """The app's PostgreSQL database class (psycopg 3): fewer round trips per transaction."""
 
 import contextlib
+import select
 import threading
 
 import psycopg
@@ -14,6 +15,28 @@ def _close_quietly(stack: contextlib.ExitStack) -> None:
     is left with an exception in flight and its sync fails too)."""
     with contextlib.suppress(Exception):
         stack.close()
+
+
+def usable(conn) -> bool:
+    """Whether an idle connection can still be used, without a round trip.
+
+    psycopg knows a connection is dead only once a statement failed on it (`closed`, `broken`). A
+    server that restarted (`pg_ctl restart -m fast` or `-m immediate`, a failover, a PgBouncer
+    restart, an idle-session timeout) closed the socket, and a server shutting down first sends a
+    FATAL message: either way an idle connection's socket has something to read, where a live idle
+    one has nothing. One poll() of the socket, no statement sent: a connection found so is dropped
+    and a new one opened before the transaction starts.
+    """
+    if conn is None or conn.closed or conn.broken:
+        return False
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        return True  # in a transaction or a pipeline: its statements will tell
+    try:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        return not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        return False
 
 
 class ShopPostgresDatabase(Psycopg3Database):
@@ -37,7 +60,33 @@ class ShopPostgresDatabase(Psycopg3Database):
         self._held = threading.local()  # per thread: (connection, open pipeline, inside the block)
         super().__init__(*args, **kwargs)
 
+    def fresh_connection(self) -> None:
+        """Outside a transaction: drop this thread's connection when it is closed or broken, or its
+        server hung up while it was idle, so the next statement opens a new one (at every request,
+        job and transaction: begin(), and every statement run outside a transaction)."""
+        if self._state.closed or self._state.transactions:
+            return
+        if usable(self._state.conn):
+            return
+        self.drop_connection()
+
+    def drop_connection(self) -> None:
+        """Forget this thread's connection (closed quietly) outside a transaction; the next
+        statement connects again."""
+        conn = self._state.conn
+        self._state.reset()
+        self._begin_pending.conn = None
+        self._held.state = None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _connection_lost(self) -> bool:
+        conn = self._state.conn
+        return conn is None or conn.closed or conn.broken
+
     def begin(self, isolation_level=None):
+        self.fresh_connection()
         if isolation_level or self._isolation_level or not psycopg.Pipeline.is_supported():
             return super().begin(isolation_level)
         self.connection()  # connect now, as peewee's own begin() would
@@ -50,7 +99,26 @@ class ShopPostgresDatabase(Psycopg3Database):
         self._begin_pending.conn = None
         return conn is not None and conn is self._state.conn and not self._state.closed
 
+    @contextlib.contextmanager
+    def _checked(self):
+        """Around a use of the connection: outside a transaction, a fresh one before, and one lost
+        meanwhile dropped after a failure (inside a transaction nothing: the transaction tells)."""
+        if self._state.transactions:
+            yield
+            return
+        self.fresh_connection()
+        try:
+            yield
+        except Exception:
+            if not self._state.transactions and self._connection_lost():
+                self.drop_connection()  # the next statement connects again
+            raise
+
     def execute_sql(self, sql, params=None, named_cursor=None):
+        with self._checked():
+            return self._execute_sql(sql, params, named_cursor)
+
+    def _execute_sql(self, sql, params=None, named_cursor=None):
         if self._holding(outside_block=True):  # held writes: this statement brings their answers
             if named_cursor:  # a server-side cursor cannot run in a pipeline: theirs come first
                 self._flush()
@@ -65,6 +133,8 @@ class ShopPostgresDatabase(Psycopg3Database):
         return cursor
 
     def cursor(self, named_cursor=None):
+        if not self._state.transactions:
+            self.fresh_connection()
         if self._holding(outside_block=True):
             self._flush()
         if self._owes_begin():  # a raw cursor: its statements come after a BEGIN of their own
@@ -84,6 +154,8 @@ class ShopPostgresDatabase(Psycopg3Database):
             with contextlib.suppress(Exception):  # their errors no longer matter
                 self._flush()
         if self._owes_begin():
+            return None
+        if self._connection_lost():  # the server ended the transaction with the connection
             return None
         return super().rollback()
 
@@ -149,6 +221,10 @@ class ShopPostgresDatabase(Psycopg3Database):
         (READ COMMITTED), exactly as if they were sent one by one; an error in one raises here and
         the ones after it do not run. Held statements go first, in the same round trip.
         """
+        with self._checked():
+            return self._execute_together(statements)
+
+    def _execute_together(self, statements: list[tuple[str, dict]]) -> list:
         if self._holding():
             return self._flush(
                 lambda: [Psycopg3Database.execute_sql(self, sql, params) for sql, params in statements]

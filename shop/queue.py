@@ -5,6 +5,9 @@ The app factory calls it, the worker command calls it, and a queue used before e
 `huey_consumer tasks.huey` scheduler thread, a script) sets itself up from the environment.
 """
 
+import functools
+import logging
+import time
 import uuid
 
 from huey import Huey
@@ -12,7 +15,7 @@ from huey.consumer import Consumer
 from huey.registry import Message
 
 from shop.config import is_postgres, load_config
-from shop.db import init_database, postgres_options
+from shop.db import init_database, postgres_options, unavailable
 from shop.queue_storage import SharedFileSqliteStorage, SharedPostgresStorage
 
 # the jobs domain code queues, by the name the consumer registers them under (tasks/<module>.py)
@@ -21,6 +24,12 @@ RECOVER_DELIVERIES = "tasks.webhooks.recover_deliveries"
 SEND_MESSAGE = "tasks.messages.send_message"
 
 _settings: dict = {}
+log = logging.getLogger("shop.queue")
+
+# how long a job that meets a database it cannot reach waits for it, trying again with backoff,
+# before it gives up (the sweeps re-enqueue what it was about: nothing is lost, only later)
+PATIENCE_SECONDS = 120
+FIRST_PAUSE, LONGEST_PAUSE = 0.25, 2.0
 
 
 def setup(config) -> None:
@@ -77,6 +86,55 @@ huey = ShopHuey(
     create_tables=False,
     on_first_use=settings,
 )
+
+
+# what runs once the database is back after jobs met it away (tasks.worker registers the sweeps)
+_on_recovery: list = []
+_last_recovery = [0.0]
+RECOVERY_EVERY = 10.0  # seconds: one outage, one run of the hooks per process
+
+
+def on_recovery(hook):
+    """Register `hook` to run (once per outage and process) when a patient job got through."""
+    _on_recovery.append(hook)
+    return hook
+
+
+def _recovered() -> None:
+    now = time.monotonic()
+    if now - _last_recovery[0] < RECOVERY_EVERY:
+        return
+    _last_recovery[0] = now
+    for hook in _on_recovery:
+        try:
+            hook()
+        except Exception:
+            log.warning("after the database's return: %s failed", hook.__name__, exc_info=True)
+
+
+def patient(job):
+    """A job (under @huey.task) that runs again, after a pause that doubles up to LONGEST_PAUSE,
+    while the database cannot be reached or cannot take its writes (a restart, a failover, a full
+    disk): each of its transactions either committed or rolled back, so running it again does what
+    is left. The worker thread's connection is replaced at the job's next transaction."""
+
+    @functools.wraps(job)
+    def run(*args, **kwargs):
+        pause, deadline = FIRST_PAUSE, time.monotonic() + PATIENCE_SECONDS
+        while True:
+            try:
+                result = job(*args, **kwargs)
+                if pause > FIRST_PAUSE:  # it had to wait: the database is back
+                    _recovered()
+                return result
+            except Exception as error:
+                if not unavailable(error) or time.monotonic() + pause > deadline:
+                    raise
+                log.warning("%s: database unavailable, again in %.2f s (%s)", job.__name__, pause, error)
+            time.sleep(pause)
+            pause = min(pause * 2, LONGEST_PAUSE)
+
+    return run
 
 
 def enqueue(task: str, *args) -> None:

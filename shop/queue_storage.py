@@ -179,6 +179,13 @@ class SharedFileSqliteStorage(SqliteStorage):
         return super().pop_data(key)
 
 
+def usable(conn) -> bool:
+    """shop.postgres.usable (imported late: psycopg is the `postgres` extra)."""
+    from shop.postgres import usable as idle_connection_usable
+
+    return idle_connection_usable(conn)
+
+
 def queue_ddl() -> list[str]:
     """The statements that create the queue's tables in the app's database, for its backend."""
     if on_postgres():
@@ -223,6 +230,15 @@ class SharedPostgresStorage(PostgresStorage):
             f"WITH queued AS (INSERT INTO {self.table_task} (queue, data, priority) VALUES (%s, %s, %s) "
             "RETURNING id) SELECT pg_notify(%s, '') FROM queued"
         )
+
+    @property
+    def conn(self):
+        # Huey drops a connection psycopg knows is closed or broken; one whose server hung up while
+        # it was idle is dropped here too, before it is used (shop.postgres.usable)
+        if self._conn is not None and not usable(self._conn):
+            self._close_quiet(self._conn)
+            self._conn = None
+        return super().conn
 
     def probe(self) -> None:
         """Read the task table (the health check): raises when the queue cannot be reached."""

@@ -1,10 +1,11 @@
 """The consumer's heartbeat: a thread that upserts this process's row every few seconds."""
 
+import contextlib
 import logging
 import threading
 
 from shop import clock
-from shop.db import db
+from shop.db import db, unavailable
 from shop.domain import heartbeat
 
 log = logging.getLogger("shop.heartbeat")
@@ -41,18 +42,29 @@ class Heartbeat:
             log.warning("could not remove this consumer's heartbeat row", exc_info=True)
 
     def _run(self) -> None:
+        pause = None  # after a failed beat: seconds until the next try
         try:
-            while not self._stop.wait(self.interval):
-                self._beat()
+            while not self._stop.wait(self.interval if pause is None else pause):
+                # after a failed beat the next comes sooner (1 s, doubling up to the interval), so
+                # health sees the consumer again within seconds of the database's return
+                if self._beat():
+                    pause = None
+                else:
+                    pause = 1.0 if pause is None else min(2 * pause, self.interval)
         finally:
-            db.close()  # the thread's own connection
+            with contextlib.suppress(Exception):
+                db.close()  # the thread's own connection
 
-    def _beat(self) -> None:
+    def _beat(self) -> bool:
+        """Write this consumer's beat; whether it was written."""
         try:
             heartbeat.beat(self.consumer_id, self.periodic, self.started_at)
-        except Exception:  # a database that does not answer: health will say the beat is stale
-            log.warning("consumer heartbeat not written", exc_info=True)
-            try:
+            return True
+        except Exception as error:  # a database that does not answer: health will say the beat is stale
+            if unavailable(error):
+                log.warning("consumer heartbeat not written: database unavailable (%s)", str(error)[:200])
+            else:
+                log.warning("consumer heartbeat not written", exc_info=True)
+            with contextlib.suppress(Exception):
                 db.close()  # a broken connection is not reused: the next beat opens a new one
-            except Exception:
-                pass
+            return False

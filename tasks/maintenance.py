@@ -3,10 +3,11 @@
 from huey import crontab
 
 from shop.domain import retention
-from shop.queue import huey, settings
+from shop.queue import huey, patient, settings
 
 
 @huey.periodic_task(crontab(minute="*/15"))
+@patient
 def prune_idempotency_records() -> int:
     """Drop idempotency records past their retention (the 24-hour replay window by default)."""
     windows = retention.windows(settings())
@@ -14,6 +15,7 @@ def prune_idempotency_records() -> int:
 
 
 @huey.periodic_task(crontab(minute="7", hour="3"))
+@patient
 def prune_usage_log() -> int:
     """Drop usage rows past their retention window (90 days by default)."""
     windows = retention.windows(settings())
@@ -21,6 +23,7 @@ def prune_usage_log() -> int:
 
 
 @huey.periodic_task(crontab(minute="37"))
+@patient
 def prune_webhook_deliveries() -> int:
     """Drop terminal deliveries (with their attempt logs) past their window, then their orphaned events."""
     windows = retention.windows(settings())

@@ -3,10 +3,11 @@
 from huey import crontab
 
 from shop.domain.messaging import delivery
-from shop.queue import huey, settings
+from shop.queue import huey, patient, settings
 
 
 @huey.task()
+@patient
 def send_message(message_id: int) -> None:
     """Attempt a delivery (with the due messages claimed alongside); schedule what must try again."""
     for again_id, delay in delivery.attempt(message_id, settings()):
@@ -14,6 +15,7 @@ def send_message(message_id: int) -> None:
 
 
 @huey.periodic_task(crontab(minute="*"))
+@patient
 def sweep_messages() -> None:
     """Re-enqueue every message whose attempt is due: a lost enqueue or a dead worker loses nothing."""
     for message_id in delivery.due_message_ids():

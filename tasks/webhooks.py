@@ -3,10 +3,11 @@
 from huey import crontab
 
 from shop.domain.webhooks import engine, recovery
-from shop.queue import huey, settings
+from shop.queue import huey, patient, settings
 
 
 @huey.task()
+@patient
 def deliver_webhook(delivery_id: str) -> None:
     """One attempt, and of more due deliveries of its subscription in a batch; each next attempt
     is scheduled from the retry table."""
@@ -15,6 +16,7 @@ def deliver_webhook(delivery_id: str) -> None:
 
 
 @huey.periodic_task(crontab(minute="*"))
+@patient
 def sweep_webhooks() -> None:
     """Re-enqueue every due delivery: a lost enqueue, a killed consumer or a restart loses nothing."""
     for delivery_id in engine.due_delivery_ids():
@@ -24,6 +26,7 @@ def sweep_webhooks() -> None:
 
 
 @huey.task()
+@patient
 def recover_deliveries(recovery_id: str) -> None:
     """One batch of a recovery; the batch queues the next one in its own transaction."""
     recovery.run_batch(recovery_id)

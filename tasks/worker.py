@@ -6,7 +6,7 @@ from huey.consumer import Consumer
 
 from shop.config import ConfigError, check_settings, log_level
 from shop.platform import logs, metrics, redaction
-from shop.queue import huey, settings
+from shop.queue import huey, on_recovery, settings
 from tasks.heartbeat import Heartbeat
 
 # the flag of a consumer that leaves the periodic tasks (the sweeps, the pruning) to another one:
@@ -83,6 +83,20 @@ def refuse_another_secret_key(config) -> None:
     problem = start_up_problem(config)
     if problem:
         raise SystemExit(f"the consumer will not start: {problem}")
+
+
+@on_recovery
+def resume_after_outage() -> None:
+    """The database came back after an outage: a delivery or send claimed just before it went away
+    (its attempt made, its outcome not recorded) is due again once its hold lapses; sweep then,
+    rather than at the next minute's sweep."""
+    from shop.domain.messaging.delivery import claim_seconds
+    from shop.domain.webhooks.engine import hold_seconds
+    from tasks.messages import sweep_messages
+    from tasks.webhooks import sweep_webhooks
+
+    sweep_webhooks.schedule(delay=hold_seconds(settings()) + 1)
+    sweep_messages.schedule(delay=claim_seconds(settings()) + 1)
 
 
 def resume_unfinished_work() -> None:

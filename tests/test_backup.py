@@ -94,11 +94,45 @@ def test_a_backup_during_a_burst_of_writes_restores_every_record_written_before_
     if not on_postgres():
         checked = sqlite3.connect(target["SHOP_DATABASE"]).execute("PRAGMA integrity_check").fetchall()
         assert checked == [("ok",)]
-    with gunicorn(target, tmp_path / "gunicorn.log") as base:
+    # the burst's drained bucket is state of its moment, not data: the restore leaves none behind
+    assert rows_in(target["SHOP_DATABASE"], "rate_bucket") == 0
+    # the read-back is as many requests as the burst wrote before the backup: however many that was
+    # on this machine, the server reading them back must not refuse them for their number
+    readers = {**target, "SHOP_RATE_LIMIT_CAPACITY": str(10 * len(before) + 100)}
+    with gunicorn(readers, tmp_path / "gunicorn.log") as base:
         for sub_id in before:
             response = requests.get(f"{base}/webhooks/{sub_id}", headers=acme, timeout=10)
             assert response.status_code == 200, (sub_id, response.text)
             assert response.json()["id"] == sub_id
+
+
+def rows_in(database: str, table: str) -> int:
+    """How many rows `table` holds in a database named as SHOP_DATABASE names it."""
+    if database.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(database) as conn:
+            return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    with sqlite3.connect(database) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_a_restore_clears_the_state_of_the_moment_and_keeps_the_data(app, acme, client, tmp_path, target):
+    from shop import clock
+    from shop.domain import heartbeat
+    from shop.models import AuthFailure
+
+    assert create(client, acme).status_code == 201  # a rate bucket for the key
+    AuthFailure.create(ip="192.0.2.7", minute=1, count=99)
+    heartbeat.beat("box:1:abcd", True, clock.now())
+    assert shop_cli(dict(os.environ), "backup", str(tmp_path / "backup")).returncode == 0
+    restored = shop_cli(target, "restore", str(tmp_path / "backup"))
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(restored.stdout)["cleared"] == ["rate_bucket", "auth_failure", "consumer_heartbeat"]
+    for table in ("rate_bucket", "auth_failure", "consumer_heartbeat"):
+        assert rows_in(target["SHOP_DATABASE"], table) == 0, table
+    assert rows_in(target["SHOP_DATABASE"], "webhook_subscription") == 1
+    assert rows_in(target["SHOP_DATABASE"], "api_key") > 0
 
 
 @pytest.mark.sqlite_only

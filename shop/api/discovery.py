@@ -2,6 +2,7 @@
 
 from flask import current_app
 
+from shop.db import RETRY_AFTER_SECONDS
 from shop.domain import health
 from shop.platform.errors import ApiError
 from shop.platform.openapi import openapi_document, openapi_yaml
@@ -132,7 +133,13 @@ def health_check():
     """Health: the database and the queue answer, a consumer is alive, no work is overdue."""
     body = health.report(current_app.config)
     if health.unavailable(body):
-        raise ApiError(503, "service_unavailable", "A dependency is unavailable.", details=body["checks"])
+        raise ApiError(
+            503,
+            "service_unavailable",
+            "A dependency is unavailable.",
+            details=body["checks"],
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     return body
 
 

@@ -1,6 +1,7 @@
 """The spec's error body: one builder for every non-2xx response, and the handlers that use it."""
 
 import logging
+import sqlite3
 import traceback
 
 from flask import current_app, g, jsonify, request
@@ -112,6 +113,27 @@ def literal_route_methods(path: str) -> frozenset | None:
     return table.get(path)
 
 
+def service_unavailable(
+    message: str = "The database is unavailable; retry with exponential backoff.", details=None
+):
+    """503 service_unavailable with Retry-After: a dependency cannot answer now; a retry may."""
+    from shop.db import RETRY_AFTER_SECONDS
+
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    return error_response(503, "service_unavailable", message, details=details, headers=headers)
+
+
+def handle_database_error(error: Exception):
+    """A database that cannot be reached or cannot take the write now is a 503, not a bug; the
+    connection it broke on is dropped, so the next request of this thread opens a new one."""
+    from shop.db import unavailable
+
+    if not unavailable(error):
+        return handle_unexpected(error)
+    log.warning("database unavailable on request %s: %s", g.get("request_id"), str(error).strip()[:300])
+    return service_unavailable()
+
+
 def handle_unexpected(error: Exception):
     """Anything unforeseen: logged with its traceback (secrets masked), answered without one."""
     original = getattr(error, "original_exception", None) or error
@@ -122,6 +144,17 @@ def handle_unexpected(error: Exception):
 
 def install(app) -> None:
     """Register the handlers so every failure in the app uses the spec's body."""
+    import peewee
+
     app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(peewee.DatabaseError, handle_database_error)
+    app.register_error_handler(peewee.InterfaceError, handle_database_error)
+    # the driver's own, where one escapes peewee's wrapping (rows fetched after the statement ran)
+    app.register_error_handler(sqlite3.Error, handle_database_error)
+    try:
+        import psycopg
+    except ImportError:  # the `postgres` extra is not installed
+        return
+    app.register_error_handler(psycopg.Error, handle_database_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)

@@ -8,13 +8,14 @@ from flask import current_app, g, request
 from peewee import IntegrityError
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import lock_name, named_sql, on_postgres, run_sql, write_transaction
 from shop.models import IdempotencyRecord
 from shop.platform import secretbox
 from shop.platform.errors import ApiError
 
 KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")  # visible ASCII, no spaces
 HEADER = "Idempotency-Key"
+TRY_LOCK_SQL = named_sql("SELECT pg_try_advisory_xact_lock(hashtextextended(:name, 0))")
 
 
 def key_rules(view) -> tuple[int, bool]:
@@ -50,59 +51,105 @@ def fingerprint() -> str:
 
 
 def run(view, dispatch, to_response):
-    """Serve a POST through its Idempotency-Key: run it once, replay it after."""
+    """Serve a POST through its Idempotency-Key: run it once, replay it after.
+
+    The claim of the key, the view's changes and the saved response commit in one transaction: a
+    process killed before that COMMIT leaves nothing (the retry runs the request), one killed after
+    it leaves the effect and the response together (the retry replays it). A COMMIT whose outcome
+    the process never learned (the connection died during it) is answered 503, and the retry finds
+    out which of the two it was.
+    """
     if request.method != "POST" or not g.get("api_key"):
         return dispatch()
     key = idempotency_key(view)
     if key is None:
         return dispatch()
-    record = claim(g.api_key.id, key, fingerprint())
-    if record.state == "completed":
-        return replay(record)
-    return execute(record, dispatch, to_response, getattr(view, "_sensitive_response", False))
+    api_key_id, print_ = g.api_key.id, fingerprint()
+    sensitive = getattr(view, "_sensitive_response", False)
+    try:
+        return _run_once(api_key_id, key, print_, dispatch, to_response, sensitive)
+    except IntegrityError:  # another writer saved the key meanwhile (a process of an earlier release)
+        raise _in_progress() from None
 
 
-def claim(api_key_id: str, key: str, print_: str) -> IdempotencyRecord:
-    """The record for this key: a fresh claim, a completed one to replay, or a conflict."""
+def _run_once(api_key_id: str, key: str, print_: str, dispatch, to_response, sensitive: bool):
+    try:
+        with write_transaction():
+            record = claim(api_key_id, key, print_)
+            if record is not None and record.state == "completed":
+                raise _Replay(record)
+            response = to_response(dispatch)
+            if response.status_code >= 400:
+                raise _Discard(response)  # the view's changes roll back
+            _save(record, api_key_id, key, print_, response, sensitive)
+            return response
+    except _Replay as replayed:
+        return replay(replayed.record)
+    except _Discard as discarded:
+        response = discarded.response
+    if response.status_code >= 500 or response.status_code == 429:
+        return response  # a failure or a limit of the moment: nothing is saved, a retry runs it again
+    try:
+        with write_transaction():  # a refusal is the request's answer: a retry gets the same one
+            record = claim(api_key_id, key, print_)
+            if record is not None and record.state == "completed":
+                raise _Replay(record)  # another request with the key answered meanwhile
+            _save(record, api_key_id, key, print_, response)
+    except _Replay as replayed:
+        return replay(replayed.record)
+    return response
+
+
+def claim(api_key_id: str, key: str, print_: str) -> IdempotencyRecord | None:
+    """Inside the request's write transaction: the key's record (completed: to replay; in progress:
+    an abandoned claim of an earlier release, taken over), None when the key is new, or a 409.
+
+    On SQLite the write transaction already excludes every other writer; on PostgreSQL a
+    transaction-scoped advisory lock on the key does, and a second request with the key while the
+    first runs is told so (409 idempotency_in_progress) instead of waiting for it.
+    """
     config = current_app.config
     now = clock.now()
-    lock_until = now + timedelta(seconds=config["IDEMPOTENCY_LOCK_SECONDS"])
+    if on_postgres():
+        taken = run_sql(TRY_LOCK_SQL, {"name": lock_name("idempotency", api_key_id, key)})[0][0]
+        if not taken:
+            raise _in_progress()
+    record = IdempotencyRecord.get_or_none(
+        (IdempotencyRecord.api_key_id == api_key_id) & (IdempotencyRecord.key == key)
+    )
+    if record is None:
+        return None
     retention = timedelta(seconds=config["IDEMPOTENCY_RETENTION_SECONDS"])
-    for _ in range(3):
-        try:
-            return IdempotencyRecord.create(
-                api_key_id=api_key_id, key=key, fingerprint=print_, locked_until=lock_until, created_at=now
-            )
-        except IntegrityError:
-            pass
-        record = IdempotencyRecord.get_or_none(api_key_id=api_key_id, key=key)
-        if record is None:
-            continue
-        if record.created_at + retention <= now:
-            record.delete_instance()
-            continue
-        if record.fingerprint != print_:
-            raise ApiError(
-                409,
-                "idempotency_key_reuse",
-                "This Idempotency-Key was used with a different request body or URL.",
-                param=HEADER,
-            )
-        if record.state == "completed":
-            return record
-        if record.locked_until <= now and _take_over(record, lock_until):
-            return record
+    if record.created_at + retention <= now:
+        record.delete_instance()
+        return None
+    if record.fingerprint != print_:
         raise ApiError(
             409,
-            "idempotency_in_progress",
-            "A request with this Idempotency-Key is still being processed; retry shortly.",
+            "idempotency_key_reuse",
+            "This Idempotency-Key was used with a different request body or URL.",
             param=HEADER,
         )
-    raise ApiError(409, "idempotency_in_progress", "Retry shortly.", param=HEADER)
+    if record.state == "completed":
+        return record
+    lock_until = now + timedelta(seconds=config["IDEMPOTENCY_LOCK_SECONDS"])
+    if record.locked_until <= now and _take_over(record, lock_until):
+        return record
+    raise _in_progress()
+
+
+def _in_progress() -> ApiError:
+    return ApiError(
+        409,
+        "idempotency_in_progress",
+        "A request with this Idempotency-Key is still being processed; retry shortly.",
+        param=HEADER,
+    )
 
 
 def _take_over(record, lock_until) -> bool:
-    # the first request died without finishing (its transaction rolled back): run it again
+    # a claim left in progress by a process that died (an earlier release committed the claim on
+    # its own): its transaction rolled back, so the request runs again
     updated = (
         IdempotencyRecord.update(locked_until=lock_until)
         .where(
@@ -115,39 +162,26 @@ def _take_over(record, lock_until) -> bool:
     return updated == 1
 
 
-def execute(record, dispatch, to_response, sensitive: bool = False):
-    """Run the view and save its response in the same transaction as its changes."""
-    try:
-        with write_transaction():
-            response = to_response(dispatch)
-            if response.status_code < 400:
-                _complete(record, response, sensitive)
-                return response
-            raise _Discard(response)
-    except _Discard as discarded:
-        response = discarded.response
-    if response.status_code >= 500 or response.status_code == 429:
-        record.delete_instance()  # a failure or a limit of the moment: let a retry run it again
-    else:
-        _complete(record, response)
-    return response
-
-
-def _complete(record, response, sensitive: bool = False) -> None:
+def _save(record, api_key_id: str, key: str, print_: str, response, sensitive: bool = False) -> None:
+    """The completed record with the response, in the transaction of the request's changes."""
     body = response.get_data(as_text=True)
     if sensitive:  # a response that shows a secret (a webhook signing secret) is stored encrypted
         body = secretbox.encrypt(body)
-    (
-        IdempotencyRecord.update(
-            state="completed",
-            status_code=response.status_code,
-            body=body,
-            content_type=response.content_type,
-            request_id=g.get("request_id"),
-        )
-        .where(IdempotencyRecord.id == record.id)
-        .execute()
-    )
+    now = clock.now()
+    saved = {
+        "state": "completed",
+        "status_code": response.status_code,
+        "body": body,
+        "content_type": response.content_type,
+        "request_id": g.get("request_id"),
+        "locked_until": now,
+    }
+    if record is not None:
+        IdempotencyRecord.update(**saved).where(IdempotencyRecord.id == record.id).execute()
+        return
+    IdempotencyRecord.insert(
+        api_key_id=api_key_id, key=key, fingerprint=print_, created_at=now, **saved
+    ).execute()
 
 
 def replay(record):
@@ -164,6 +198,14 @@ def replay(record):
     response = current_app.response_class(body, status=record.status_code, content_type=record.content_type)
     response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+class _Replay(Exception):
+    """Leaves the claim's transaction, unchanged, to replay a completed record."""
+
+    def __init__(self, record):
+        super().__init__(record.id)
+        self.record = record
 
 
 class _Discard(Exception):

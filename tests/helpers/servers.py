@@ -10,12 +10,14 @@ from tests.helpers.receivers import free_port
 
 
 @contextlib.contextmanager
-def gunicorn(env: dict, log_path: Path, workers: int = 1):
-    """Serve app:app under gunicorn with `env`; yields the base URL of /api/v1 once it answers."""
+def gunicorn(env: dict, log_path: Path, workers: int = 1, app: str = "app:app", threads: int | None = None):
+    """Serve `app` (app:app) under gunicorn with `env`; yields the base URL of /api/v1 once it answers."""
     port = free_port()
     log = open(log_path, "w")
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:shop.gunicorn_conf"]
-    argv += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers), "app:app"]
+    argv += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
+    argv += ["--threads", str(threads)] if threads else []
+    argv += [app]
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/api/v1"
