@@ -5,6 +5,7 @@ import marshmallow as ma
 from schemas.fixtures import FixtureFile
 from shop import clock
 from shop.db import write_transaction
+from shop.domain.appointments import reminders
 from shop.domain.appointments.slots import booking_of, service_buffers
 from shop.domain.fixture_rows import FixtureError, insert
 from shop.domain.keys import create_key
@@ -114,7 +115,8 @@ def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dic
                 f"no service {appointment['service_id']!r} in the tenant's booking settings.",
             )
         appointment.update(service_buffers(service))
-    insert(path, Appointment.create, tenant=tenant_id, **appointment)
+    created = insert(path, Appointment.create, tenant=tenant_id, **appointment)
+    reminders.on_reopened(tenant_id, created)  # its reminders, as any booking's (no messages)
 
 
 def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:

@@ -1,6 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates (shop/migrations changes)."""
 
-from shop.models.appointments import Appointment, SlotHold
+from shop.models.appointments import Appointment, AppointmentReminder, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.console import ConsoleSession
 from shop.models.events import Event
@@ -20,6 +20,7 @@ ALL_MODELS = (
     Ticket,
     Appointment,
     SlotHold,
+    AppointmentReminder,
     Notification,
     Invoice,
     Estimate,
