@@ -6,7 +6,7 @@ import zoneinfo
 
 import marshmallow as ma
 
-from schemas.activity import Amount, RecordId
+from schemas.activity import Amount, RecordId, StrictBool
 from schemas.common import Schema, UtcDateTime
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
@@ -234,9 +234,9 @@ def _distinct_rules(value) -> None:
 
 
 class CustomerMessagesFixture(Schema):
-    confirmation = Bool(load_default=False)
-    reschedule = Bool(load_default=False)
-    cancellation = Bool(load_default=False)
+    confirmation = StrictBool(load_default=False)
+    reschedule = StrictBool(load_default=False)
+    cancellation = StrictBool(load_default=False)
 
 
 class TemplatesFixture(Schema):

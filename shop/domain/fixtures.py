@@ -20,6 +20,8 @@ def _first_error(messages, path: str = "") -> tuple[str, str]:
     """The path and text of the first error in a nested marshmallow error dict."""
     if isinstance(messages, dict):
         key, value = next(iter(messages.items()))
+        if key == "_schema":  # a nested object of the wrong type: the field itself is at fault
+            return _first_error(value, path)
         step = f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
         return _first_error(value, path + step)
     if isinstance(messages, list) and messages and not isinstance(messages[0], str):
