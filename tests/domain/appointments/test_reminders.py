@@ -332,3 +332,50 @@ def test_every_default_sms_fits_one_segment_even_with_a_long_name(client, load):
         assert sms_segments(body) == 1 and subject is None, (kind, body)
     assert texts.values(Fake, "Shop", "Europe/Paris", None)["time"] == "10:00"
     assert texts.values(Fake, "Shop", "Europe/Paris", None)["date"] == "Wed 2 Dec"
+
+
+def test_racing_consumers_and_a_cancel_never_send_twice_or_after_the_cancel(client, load):
+    """Two consumers' jobs and a cancel start together, again and again: each reminder gets at
+    most one message, and once the cancel has committed no message of it is left to go out."""
+    from shop.domain.appointments.appointments import cancel_appointment
+
+    shop(load, reminders=[{"before_minutes": 60, "channels": ["sms"]}])
+    set_clock("2026-11-20T12:00:00")
+    booked = [book(client, "2026-12-02", f"{10 + i // 4:02d}:{(i % 4) * 15:02d}") for i in range(8)]
+    set_clock("2026-12-02T14:00:30")  # every one due (the first starts at 15:00 UTC)
+    for appointment in booked:
+        (reminder,) = [r["id"] for r in rows(client, appointment)]
+        _race(
+            lambda reminder=reminder: reminders.send_due(reminder),
+            lambda reminder=reminder: reminders.send_due(reminder),
+            lambda appointment=appointment: cancel_appointment("acme", int(appointment), None),
+        )
+        row = AppointmentReminder.get_by_id(reminder)
+        messages = list(Message.select().where(Message.body.contains("reminder")))
+        mine = [m for m in messages if m.id == row.message_id]
+        assert row.status == "cancelled" and row.reason == "appointment_cancelled"
+        assert all(m.delivery_status == "failed" for m in mine)  # stopped before any provider saw it
+    assert Message.select().where(Message.delivery_status == "queued").count() == 0
+    assert len({m.id for m in Message.select()}) == Message.select().count() <= len(booked)
+
+
+def _race(*jobs):
+    """Run the jobs on threads of their own, released together; each closes its connection."""
+    import threading
+
+    from shop.db import db
+
+    start = threading.Barrier(len(jobs))
+
+    def run(work):
+        start.wait()
+        try:
+            work()
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
