@@ -70,12 +70,13 @@ def insert_appointments(tenant: str, first_id: int, count: int, start, due: bool
     from shop import clock
     from shop.db import db
     from shop.domain.appointments.reminders import start_instant
-    from shop.models import Appointment, AppointmentReminder
+    from shop.models import Appointment, AppointmentReminder, Tenant
 
-    local = start.replace(tzinfo=UTC).astimezone(ZoneInfo(ZONE))
+    zone = ZoneInfo(Tenant.get_by_id(tenant).timezone or "UTC")  # the job re-checks the start in it
+    local = start.replace(tzinfo=UTC).astimezone(zone)
     now = clock.now()
-    for chunk in range(0, count, 500):
-        ids = range(first_id + chunk, first_id + min(count, chunk + 500))
+    for chunk in range(0, count, 1000):  # within SQLite's 32,766 parameters a statement
+        ids = range(first_id + chunk, first_id + min(count, chunk + 1000))
         appointments = [
             {
                 "id": i,
@@ -91,7 +92,7 @@ def insert_appointments(tenant: str, first_id: int, count: int, start, due: bool
             }
             for i in ids
         ]
-        starts_at = start_instant(Appointment(**appointments[0]), ZoneInfo(ZONE))
+        starts_at = start_instant(Appointment(**appointments[0]), zone)
         rows = [
             {
                 "id": f"rem_{i:012x}{before:012x}",

@@ -173,7 +173,7 @@ def _plan_reminders(tenant_id: str, appointment: Appointment, settings: Settings
 
 STOP_MESSAGES_SQL = named_sql(
     "UPDATE message SET delivery_status = 'failed', delivery_error = :error "
-    "WHERE id = :id AND delivery_status = 'queued'"
+    "WHERE id = :id AND delivery_status = 'queued' RETURNING id"
 )
 
 
@@ -188,9 +188,7 @@ def _stop(appointment: Appointment, reason: str) -> None:
     )
     for row in locked(rows):
         if row.status == "sent":
-            stopped = run_sql(
-                STOP_MESSAGES_SQL + " RETURNING id", {"id": row.message_id, "error": STOPPED_ERROR}
-            )
+            stopped = run_sql(STOP_MESSAGES_SQL, {"id": row.message_id, "error": STOPPED_ERROR})
             if not stopped:
                 continue  # already with the provider (or delivered): it stays sent
         row.status, row.reason, row.updated_at = "cancelled", reason, now
