@@ -379,3 +379,17 @@ def _race(*jobs):
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
+
+
+def test_a_provider_that_never_accepts_fails_the_reminder(client, load):
+    shop(load, reminders=[{"before_minutes": 60, "channels": ["sms"]}])
+    set_clock("2026-11-20T12:00:00")
+    appointment = book(client, "2026-12-02", "10:00")
+    set_clock("2026-12-02T14:00:30")
+    assert run_consumer() == ["sent"]
+    message_id = rows(client, appointment)[0]["message_id"]
+    # a gateway that refuses connections, and no retries left: the pipeline gives up at once
+    config = {**settings(), "SMS_GATEWAY_URL": "http://127.0.0.1:9/sms", "SEND_RETRY_DELAYS": ""}
+    assert delivery.attempt(message_id, config) == []
+    assert Message.get_by_id(message_id).delivery_status == "failed"
+    assert states(client, appointment)[0][3:] == ("failed", "provider_failed")
