@@ -53,7 +53,7 @@ def _reminder_model(db):
             database = db
             table_name = "appointment_reminder"
             indexes = (
-                (("status", "scheduled_for"), False),
+                (("status", "scheduled_for", "id"), False),
                 (("appointment", "scheduled_for", "id"), False),
             )
 

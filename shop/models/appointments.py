@@ -134,9 +134,9 @@ class AppointmentReminder(BaseModel):
     class Meta:
         table_name = "appointment_reminder"
         indexes = (
-            # the sweep reads the due pending ones as one index range (status, then time): sent and
-            # cancelled rows, however many, are never read (bench/reminders.py)
-            (("status", "scheduled_for"), False),
+            # the sweep reads the due pending ones as one index range (status, then time; the id in
+            # it too, so no table row is read): sent, cancelled and future rows are never read
+            (("status", "scheduled_for", "id"), False),
             # an appointment's rows in list order; the lifecycle's cancels read the same range
             (("appointment", "scheduled_for", "id"), False),
         )

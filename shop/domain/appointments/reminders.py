@@ -409,42 +409,70 @@ def due_reminder_ids(limit: int = SWEEP_BATCH) -> list[str]:
     return [row.id for row in rows]
 
 
+BATCH = 10  # a job that takes its own reminder also takes up to BATCH - 1 others already due
+
+
 def send_due(reminder_id: str) -> str | None:
     """Claim a due reminder and hand its message to the send pipeline, in one transaction that
     holds the appointment's row: the appointment is re-checked (still at that time, not finished),
     so a cancel or a reschedule either committed first (and the row is no longer pending) or waits
-    for this one (and stops the message while it is still queued). The outcome, or None when the
-    row was not this job's to take."""
+    for this one (and stops the message while it is still queued). The same transaction takes up
+    to BATCH - 1 other due reminders whose appointments no other transaction holds (one commit for
+    all; their own jobs then find them taken). The outcome of its own, or None when the row was
+    not this job's to take."""
     first = AppointmentReminder.get_or_none(AppointmentReminder.id == reminder_id)
     if first is None or first.status != "pending" or first.scheduled_for > clock.now():
         return None
     with write_transaction():
-        # the appointment first, as every change of it locks it first: no lock-order deadlock
-        appointment = locked(Appointment.select().where(Appointment.id == first.appointment_id)).first()
-        row = locked(
-            AppointmentReminder.select().where(
-                (AppointmentReminder.id == reminder_id) & (AppointmentReminder.status == "pending")
-            )
-        ).first()
-        if row is None or appointment is None:
+        outcome = _claim(reminder_id, first.appointment_id, wait=True)
+        if outcome is None:
             return None
-        tenant_id, now = row.tenant_id, clock.now()
-        settings = settings_of(tenant_id)
-        row.updated_at = now
-        if appointment.status in TERMINAL_STATUSES:
-            row.status, row.reason = "cancelled", CANCEL_REASON[appointment.status]
-        elif start_instant(appointment, settings.zone) != row.starts_at:
-            row.status, row.reason = "cancelled", "rescheduled"
-        elif now >= row.starts_at:  # the consumers were down past the start: no use any more
-            row.status, row.reason = "skipped", "too_late"
-        elif (chosen := first_usable(tenant_id, appointment, row.channels or ())) is None:
-            row.status, row.reason = "skipped", "no_channel"
-        else:
-            row.channel = chosen[0]
-            row.message_id = _queue_message(tenant_id, appointment, "reminder", *chosen, settings)
-            row.status = "sent"
-        row.save()
-        return row.status
+        others = (
+            AppointmentReminder.select(AppointmentReminder.id, AppointmentReminder.appointment)
+            .where(
+                (AppointmentReminder.status == "pending")
+                & (AppointmentReminder.scheduled_for <= clock.now())
+                & (AppointmentReminder.id != reminder_id)
+            )
+            .order_by(AppointmentReminder.scheduled_for)
+            .limit(BATCH - 1)
+        )
+        for other in list(others):
+            _claim(other.id, other.appointment_id, wait=False)
+        return outcome
+
+
+def _claim(reminder_id: str, appointment_id: int, wait: bool) -> str | None:
+    """One reminder's claim inside the job's transaction (see send_due); `wait` False passes over
+    an appointment another transaction holds (PostgreSQL: SKIP LOCKED, so two batches never wait
+    on each other or deadlock)."""
+    query = Appointment.select().where(Appointment.id == appointment_id)
+    # the appointment first, as every change of it locks it first: no lock-order deadlock
+    appointment = locked(query, "UPDATE" if wait else "UPDATE SKIP LOCKED").first()
+    row = locked(
+        AppointmentReminder.select().where(
+            (AppointmentReminder.id == reminder_id) & (AppointmentReminder.status == "pending")
+        )
+    ).first()
+    if row is None or appointment is None:
+        return None
+    tenant_id, now = row.tenant_id, clock.now()
+    settings = settings_of(tenant_id)
+    row.updated_at = now
+    if appointment.status in TERMINAL_STATUSES:
+        row.status, row.reason = "cancelled", CANCEL_REASON[appointment.status]
+    elif start_instant(appointment, settings.zone) != row.starts_at:
+        row.status, row.reason = "cancelled", "rescheduled"
+    elif now >= row.starts_at:  # the consumers were down past the start: no use any more
+        row.status, row.reason = "skipped", "too_late"
+    elif (chosen := first_usable(tenant_id, appointment, row.channels or ())) is None:
+        row.status, row.reason = "skipped", "no_channel"
+    else:
+        row.channel = chosen[0]
+        row.message_id = _queue_message(tenant_id, appointment, "reminder", *chosen, settings)
+        row.status = "sent"
+    row.save()
+    return row.status
 
 
 FAILED_SQL = named_sql(
