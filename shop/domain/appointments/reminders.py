@@ -449,12 +449,14 @@ def _claim(reminder_id: str, appointment_id: int, wait: bool) -> str | None:
     query = Appointment.select().where(Appointment.id == appointment_id)
     # the appointment first, as every change of it locks it first: no lock-order deadlock
     appointment = locked(query, "UPDATE" if wait else "UPDATE SKIP LOCKED").first()
+    if appointment is None:  # gone, or (a batch's other) held by another transaction: not ours
+        return None
     row = locked(
         AppointmentReminder.select().where(
             (AppointmentReminder.id == reminder_id) & (AppointmentReminder.status == "pending")
         )
     ).first()
-    if row is None or appointment is None:
+    if row is None:
         return None
     tenant_id, now = row.tenant_id, clock.now()
     settings = settings_of(tenant_id)
