@@ -15,7 +15,13 @@ from schemas.common import (
     Stamp,
     list_schema,
 )
-from shop.models.appointments import HOLD_ID_PATTERN, STATUSES
+from shop.models.appointments import (
+    HOLD_ID_PATTERN,
+    REMINDER_KINDS,
+    REMINDER_REASONS,
+    REMINDER_STATUSES,
+    STATUSES,
+)
 from shop.platform.errors import ApiError
 
 # ASCII digits only, matched whole: "\d" would take other scripts' digits and "$" a trailing newline
@@ -316,6 +322,30 @@ class SlotListSchema(list_schema(SlotSchema, "SlotListBase")):
 
 
 AppointmentListSchema = list_schema(AppointmentSchema, "AppointmentListSchema")
+
+
+class AppointmentReminderSchema(Schema):
+    """A reminder or customer message of an appointment (issue 25); `sent` means handed to the
+    send pipeline, the message carries its own delivery status."""
+
+    object = ma.fields.Constant("appointment_reminder")
+    id = ma.fields.String(metadata={"example": "rem_5f2c0e5b9a1d4c7e8f0a1b2c"})
+    appointment_id = ma.fields.Integer(metadata={"example": 200})
+    kind = ma.fields.String(metadata={"enum": list(REMINDER_KINDS)})
+    before_minutes = ma.fields.Integer(allow_none=True, metadata={"example": 1440})
+    scheduled_for = Stamp()
+    status = ma.fields.String(metadata={"enum": list(REMINDER_STATUSES)})
+    reason = ma.fields.String(allow_none=True, metadata={"enum": [*REMINDER_REASONS, None]})
+    channel = ma.fields.String(allow_none=True, metadata={"enum": ["sms", "email", None]})
+    message_id = ma.fields.Integer(allow_none=True)
+    created_at = Stamp()
+    updated_at = Stamp()
+
+
+class AppointmentReminderListSchema(list_schema(AppointmentReminderSchema, "AppointmentReminderListBase")):
+    """An appointment's reminders and customer messages, by scheduled_for then id, with the total."""
+
+    total = ma.fields.Integer()
 
 
 class SlotHoldCreateSchema(Schema):

@@ -1,15 +1,26 @@
 """The fixture file format of DESIGN.md: unknown keys are errors, ids are kept."""
 
 import re
+import string
 import zoneinfo
 
 import marshmallow as ma
 
-from schemas.activity import Amount, RecordId
+from schemas.activity import Amount, RecordId, StrictBool
 from schemas.common import Schema, UtcDateTime
 from schemas.notifications import NotificationFixture
 from schemas.webhooks import EventTypes
-from shop.models.appointments import HOLD_MINUTES_DEFAULT, HOLD_MINUTES_MAX, MAX_BUFFER_MINUTES, STATUSES
+from shop.models.appointments import (
+    HOLD_MINUTES_DEFAULT,
+    HOLD_MINUTES_MAX,
+    MAX_BUFFER_MINUTES,
+    MAX_REMINDER_RULES,
+    REMINDER_MAX_MINUTES,
+    REMINDER_MIN_MINUTES,
+    STATUSES,
+    TEMPLATE_MAX_LENGTH,
+    TEMPLATE_PLACEHOLDERS,
+)
 from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
 from shop.models.leads import LEAD_STATUSES
 from shop.models.records import TICKET_PRIORITIES
@@ -181,6 +192,76 @@ class BookingTechFixture(Schema):
     hours = Hours
 
 
+def _quiet_hours(value) -> None:
+    """["21:00", "08:00"]: two different HH:MM (shop local; the span may cross midnight)."""
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(t, str) and re.match(HHMM, t) and t != "24:00" for t in value)
+        and value[0] != value[1]
+    ):
+        raise ma.ValidationError('A pair of two different times ["HH:MM", "HH:MM"] (start, end), or null.')
+
+
+def _distinct_channels(value) -> None:
+    if len(set(value)) != len(value):
+        raise ma.ValidationError("A channel appears twice.")
+
+
+def _template(value: str) -> None:
+    """A text with only the known {placeholders}; no NUL or control characters but newlines and tabs."""
+    if any((ord(c) < 32 and c not in "\n\r\t") or ord(c) == 127 for c in value):
+        raise ma.ValidationError("Control characters are not allowed.")
+    if not value.strip():
+        raise ma.ValidationError("A template must not be blank.")
+    try:
+        fields = [
+            (name, spec, conv) for _, name, spec, conv in string.Formatter().parse(value) if name is not None
+        ]
+    except ValueError as error:
+        raise ma.ValidationError(f"Not a valid template: {error}; write {{{{ and }}}} for braces.") from None
+    unknown = sorted({name for name, _, _ in fields if name not in TEMPLATE_PLACEHOLDERS})
+    if unknown:
+        known = ", ".join("{" + name + "}" for name in TEMPLATE_PLACEHOLDERS)
+        raise ma.ValidationError(f"Unknown placeholder {{{unknown[0]}}}; use {known}.")
+    if any(spec or conv for _, spec, conv in fields):
+        raise ma.ValidationError(
+            "Placeholders take no format spec or conversion: write {date}, not {date:%Y}."
+        )
+
+
+class ReminderRuleFixture(Schema):
+    before_minutes = ma.fields.Integer(
+        strict=True,
+        required=True,
+        validate=ma.validate.Range(min=REMINDER_MIN_MINUTES, max=REMINDER_MAX_MINUTES),
+    )
+    channels = ma.fields.List(
+        Str(validate=ma.validate.OneOf(("sms", "email"))),
+        required=True,
+        validate=[ma.validate.Length(min=1, max=2), _distinct_channels],
+    )
+
+
+def _distinct_rules(value) -> None:
+    minutes = [rule["before_minutes"] for rule in value]
+    if len(set(minutes)) != len(minutes):
+        raise ma.ValidationError("Two reminder rules have the same before_minutes.")
+
+
+class CustomerMessagesFixture(Schema):
+    confirmation = StrictBool(load_default=False)
+    reschedule = StrictBool(load_default=False)
+    cancellation = StrictBool(load_default=False)
+
+
+class TemplatesFixture(Schema):
+    reminder = Str(validate=[ma.validate.Length(max=TEMPLATE_MAX_LENGTH), _template])
+    confirmation = Str(validate=[ma.validate.Length(max=TEMPLATE_MAX_LENGTH), _template])
+    reschedule = Str(validate=[ma.validate.Length(max=TEMPLATE_MAX_LENGTH), _template])
+    cancellation = Str(validate=[ma.validate.Length(max=TEMPLATE_MAX_LENGTH), _template])
+
+
 class BookingFixture(Schema):
     enabled = Bool(load_default=True)
     slot_minutes = ma.fields.Integer(strict=True, load_default=30, validate=DayMinutes)
@@ -196,6 +277,15 @@ class BookingFixture(Schema):
     closed_dates = ma.fields.List(ma.fields.Date(), load_default=list)
     services = ma.fields.List(ma.fields.Nested(BookingServiceFixture), load_default=list)
     techs = ma.fields.List(ma.fields.Nested(BookingTechFixture), load_default=list)
+    # issue 25: reminders, quiet hours, customer messages and their texts (absent: all off)
+    reminders = ma.fields.List(
+        ma.fields.Nested(ReminderRuleFixture),
+        load_default=list,
+        validate=[ma.validate.Length(max=MAX_REMINDER_RULES), _distinct_rules],
+    )
+    quiet_hours = ma.fields.Raw(allow_none=True, load_default=None, validate=_quiet_hours)
+    customer_messages = ma.fields.Nested(CustomerMessagesFixture, load_default=dict)
+    templates = ma.fields.Nested(TemplatesFixture, load_default=dict)
 
     @ma.post_load
     def plain_dates(self, data, **kwargs):

@@ -104,9 +104,11 @@ def resume_unfinished_work() -> None:
     from shop.domain.messaging.delivery import claim_seconds
     from shop.domain.webhooks.engine import hold_seconds
     from tasks.messages import sweep_messages
+    from tasks.reminders import sweep_reminders
     from tasks.webhooks import sweep_webhooks
 
     sweep_webhooks()
     sweep_messages()
+    sweep_reminders()
     sweep_webhooks.schedule(delay=hold_seconds(settings()) + 1)
     sweep_messages.schedule(delay=claim_seconds(settings()) + 1)

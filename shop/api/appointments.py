@@ -8,6 +8,7 @@ from schemas.appointments import (
     AppointmentCreateSchema,
     AppointmentListSchema,
     AppointmentQueryArgsSchema,
+    AppointmentReminderListSchema,
     AppointmentSchema,
     AppointmentUpdateSchema,
     LinkTicketSchema,
@@ -16,13 +17,19 @@ from schemas.appointments import (
     SlotListSchema,
     SlotQueryArgsSchema,
 )
-from schemas.common import NoBodySchema
+from schemas.common import NoBodySchema, PaginationArgsSchema
+from shop.domain import actor as actors
 from shop.domain.appointments import appointments as domain
-from shop.domain.appointments import holds
+from shop.domain.appointments import holds, reminders
 from shop.domain.appointments.slots import list_slots
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("appointments", __name__, description="Appointments and bookable slots")
+
+
+def _actor():
+    return actors.api_key(g.api_key.id)
+
 
 APPOINTMENT_OR_TICKET_NOT_FOUND = (
     "not_found: no such appointment (param id), or the ticket_id names a ticket that is missing, "
@@ -58,7 +65,7 @@ class AppointmentViews(MethodView):
     @blp.doc(operationId="createAppointment")
     def post(self, body):
         """Book an appointment."""
-        return domain.create_appointment(g.tenant.id, body)
+        return domain.create_appointment(g.tenant.id, body, _actor())
 
 
 # registered before /appointments/<id> so "slots" is never read as an id
@@ -130,7 +137,19 @@ class AppointmentByIdViews(MethodView):
     @blp.doc(operationId="updateAppointment")
     def patch(self, changes, id):
         """Change fields, reschedule, link or unlink a ticket, or move the status."""
-        return domain.update_appointment(g.tenant.id, id, changes)
+        return domain.update_appointment(g.tenant.id, id, changes, _actor())
+
+
+@blp.route("/appointments/<id>/reminders")
+@blp.path_id()
+@blp.arguments(PaginationArgsSchema, location="query")
+@blp.response(200, AppointmentReminderListSchema)
+@blp.scope("appointments.read")
+@blp.doc(operationId="listAppointmentReminders")
+def list_reminders(args, id):
+    """An appointment's reminders and customer messages (kind reminder, confirmation, reschedule,
+    cancellation), by scheduled_for then id, with their state and the message each queued."""
+    return reminders.list_reminders(g.tenant.id, id, args["limit"], args["cursor"])
 
 
 @blp.route("/appointments/<id>/cancel", methods=["POST"])
@@ -142,7 +161,7 @@ class AppointmentByIdViews(MethodView):
 @blp.doc(operationId="cancelAppointment")
 def cancel(body, id):
     """Cancel an appointment (once)."""
-    return domain.cancel_appointment(g.tenant.id, id, body.get("reason"))
+    return domain.cancel_appointment(g.tenant.id, id, body.get("reason"), _actor())
 
 
 @blp.route("/appointments/<id>/complete", methods=["POST"])

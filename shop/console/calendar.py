@@ -2,10 +2,11 @@
 appointment and slot domain functions, in the shop's own timezone."""
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 
 from schemas.appointments import AppointmentSchema
 from shop.domain.appointments import appointments as appointment_rules
+from shop.domain.appointments import reminders as reminder_rules
 from shop.domain.appointments.slots import booking_of, list_slots, local_today
 
 # the weeks the page can show: date arithmetic a week either side stays within Python's dates
@@ -85,13 +86,49 @@ def week(tenant_id: str, any_day: date) -> Week:
         APPOINTMENT.dump(listed["data"], many=True),
         key=lambda a: (a["scheduled_date"], a["scheduled_time"], a["id"]),
     )
+    sent_and_due = reminder_rules.reminders_by_appointment(tenant_id, [row["id"] for row in rows])
     for row in rows:
         row["final"] = row["status"] in TERMINAL
+        row["reminders"] = [reminder_line(r, zone) for r in sent_and_due.get(row["id"], [])]
         by_day[row["scheduled_date"]].appointments.append(row)
     for d in days:
         _fill_slots(tenant_id, d)
     capacity = booking.capacity if booking else None
     return Week(monday, zone.key, capacity, days, listed["has_more"])
+
+
+KIND_LABELS = {
+    "confirmation": "Confirmation",
+    "reschedule": "Moved notice",
+    "cancellation": "Cancellation notice",
+}
+REMINDER_REASONS = {
+    "too_late": "too late when booked",
+    "no_channel": "no phone or email to use",
+    "rescheduled": "the appointment moved",
+    "appointment_cancelled": "the appointment was cancelled",
+    "appointment_completed": "the appointment was completed",
+    "appointment_no_show": "the customer did not come",
+    "provider_failed": "the provider refused it",
+}
+
+
+def reminder_line(row, zone) -> dict:
+    """A reminder or customer message as the Calendar lists it: what, when (shop time), state."""
+    if row.kind == "reminder":
+        hours, minutes = divmod(row.before_minutes, 60)
+        ahead = f"{hours} h" if not minutes else (f"{hours} h {minutes} min" if hours else f"{minutes} min")
+        label = f"Reminder {ahead} before"
+    else:
+        label = KIND_LABELS[row.kind]
+    when = row.scheduled_for.replace(tzinfo=UTC).astimezone(zone)
+    return {
+        "label": label,
+        "when": when.strftime("%a %-d %b %H:%M"),
+        "status": row.status,
+        "channel": row.channel,
+        "reason": REMINDER_REASONS.get(row.reason, row.reason) if row.reason else None,
+    }
 
 
 def _fill_slots(tenant_id: str, day: Day) -> None:

@@ -5,6 +5,7 @@ import marshmallow as ma
 from schemas.fixtures import FixtureFile
 from shop import clock
 from shop.db import write_transaction
+from shop.domain.appointments import reminders
 from shop.domain.appointments.slots import booking_of, service_buffers
 from shop.domain.fixture_rows import FixtureError, insert
 from shop.domain.keys import create_key
@@ -20,6 +21,8 @@ def _first_error(messages, path: str = "") -> tuple[str, str]:
     """The path and text of the first error in a nested marshmallow error dict."""
     if isinstance(messages, dict):
         key, value = next(iter(messages.items()))
+        if key == "_schema":  # a nested object of the wrong type: the field itself is at fault
+            return _first_error(value, path)
         step = f"[{key}]" if isinstance(key, int) else (f".{key}" if path else str(key))
         return _first_error(value, path + step)
     if isinstance(messages, list) and messages and not isinstance(messages[0], str):
@@ -118,7 +121,8 @@ def _load_appointment(path: str, tenant_id: str, appointment: dict, summary: dic
                 f"no service {appointment['service_id']!r} in the tenant's booking settings.",
             )
         appointment.update(service_buffers(service))
-    insert(path, Appointment.create, tenant=tenant_id, **appointment)
+    created = insert(path, Appointment.create, tenant=tenant_id, **appointment)
+    reminders.on_reopened(tenant_id, created)  # its reminders, as any booking's (no messages)
 
 
 def _load_notification(path: str, tenant_id: str, item: dict, summary: dict) -> None:

@@ -1,6 +1,6 @@
 """Peewee models, a module per domain; ALL_MODELS is what init-db creates (shop/migrations changes)."""
 
-from shop.models.appointments import Appointment, SlotHold
+from shop.models.appointments import Appointment, AppointmentReminder, SlotHold
 from shop.models.billing import Estimate, Invoice, Payment, Refund
 from shop.models.calendar_feeds import CalendarFeed
 from shop.models.console import ConsoleSession
@@ -22,6 +22,7 @@ ALL_MODELS = (
     Appointment,
     SlotHold,
     CalendarFeed,
+    AppointmentReminder,
     Notification,
     Invoice,
     Estimate,

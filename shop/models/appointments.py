@@ -3,7 +3,7 @@
 from peewee import SQL, AutoField, CharField, DateField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
-from shop.models.base import BaseModel, UTCDateTimeField
+from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 from shop.models.tenancy import Tenant
 
 STATUSES = ("scheduled", "pending", "confirmed", "checked_in", "completed", "no_show", "cancelled")
@@ -94,3 +94,51 @@ class SlotHold(BaseModel):
         table_name = "slot_hold"
         # the slot computation reads one day's live holds of a tenant
         indexes = ((("tenant", "scheduled_date", "status"), False),)
+
+
+# an appointment's reminders and customer messages (issue 25): one row per rule or message
+MAX_REMINDER_RULES, REMINDER_MIN_MINUTES, REMINDER_MAX_MINUTES = 5, 5, 20_160
+TEMPLATE_PLACEHOLDERS = ("shop", "customer_name", "date", "time", "service", "tech")
+TEMPLATE_MAX_LENGTH = 1_000
+REMINDER_KINDS = ("reminder", "confirmation", "reschedule", "cancellation")
+REMINDER_STATUSES = ("pending", "sent", "skipped", "cancelled", "failed")
+REMINDER_REASONS = (
+    "too_late",
+    "no_channel",
+    "rescheduled",
+    "appointment_cancelled",
+    "appointment_completed",
+    "appointment_no_show",
+    "provider_failed",
+)
+
+
+class AppointmentReminder(BaseModel):
+    """A reminder due at `scheduled_for` (UTC), or a customer message queued then; `sent` means
+    handed to the send pipeline (the message row carries its own delivery status)."""
+
+    id = CharField(primary_key=True, max_length=40)  # rem_ + 24 hex
+    tenant = ForeignKeyField(Tenant, backref="appointment_reminders", on_delete="CASCADE", index=False)
+    appointment = ForeignKeyField(Appointment, backref="reminders", on_delete="CASCADE", index=False)
+    kind = CharField(max_length=16)
+    before_minutes = IntegerField(null=True)
+    channels = JSONField(null=True)  # the rule's channels in order of preference (reminders)
+    # the appointment's start instant (UTC) the row was planned for: the claim re-checks it
+    starts_at = UTCDateTimeField()
+    scheduled_for = UTCDateTimeField()
+    status = CharField(max_length=16, default="pending")
+    reason = CharField(max_length=32, null=True)
+    channel = CharField(max_length=8, null=True)
+    message_id = IntegerField(null=True)
+    created_at = UTCDateTimeField(default=clock.now)
+    updated_at = UTCDateTimeField(default=clock.now)
+
+    class Meta:
+        table_name = "appointment_reminder"
+        indexes = (
+            # the sweep reads the due pending ones as one index range (status, then time; the id in
+            # it too, so no table row is read): sent, cancelled and future rows are never read
+            (("status", "scheduled_for", "id"), False),
+            # an appointment's rows in list order; the lifecycle's cancels read the same range
+            (("appointment", "scheduled_for", "id"), False),
+        )

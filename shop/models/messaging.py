@@ -1,6 +1,6 @@
 """Conversations (one thread per customer), their messages, and the suppression list."""
 
-from peewee import AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField
+from peewee import SQL, AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
 from shop.models.base import BaseModel, JSONField, UTCDateTimeField
@@ -52,6 +52,8 @@ class Message(BaseModel):
     delivery_error = TextField(null=True)
     next_attempt_at = UTCDateTimeField(null=True)
     claimed_until = UTCDateTimeField(null=True)
+    # sent by the shop itself (a reminder, a confirmation): outside the tenant's API send rate
+    automated = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])
 
     class Meta:
         indexes = (
@@ -60,7 +62,7 @@ class Message(BaseModel):
             # the inbound email a send answers (In-Reply-To) without reading the whole conversation
             (("conversation", "direction", "channel", "created_at", "id"), False),
             # covers the send-rate count (shop.domain.messaging.sending): no table reads per recent send
-            (("tenant", "direction", "created_at"), False),
+            (("tenant", "direction", "automated", "created_at"), False),
             (("delivery_status", "next_attempt_at"), False),
         )
 

@@ -283,6 +283,7 @@ OPERATION_IDS = {
     ("delete", "/api/v1/appointments/slots/holds/{hold_id}"): "releaseAppointmentSlotHold",
     ("get", "/api/v1/appointments/{id}"): "getAppointment",
     ("patch", "/api/v1/appointments/{id}"): "updateAppointment",
+    ("get", "/api/v1/appointments/{id}/reminders"): "listAppointmentReminders",
     ("post", "/api/v1/appointments/{id}/cancel"): "cancelAppointment",
     ("post", "/api/v1/appointments/{id}/complete"): "completeAppointment",
     ("post", "/api/v1/appointments/{id}/no_show"): "markAppointmentNoShow",

@@ -208,3 +208,23 @@ def test_calendar_pages_and_actions_are_in_the_usage_log(client, shop):
     }
     # the background writer may hold a batch mid-commit when this test flushes: look until it lands
     wait_until(lambda: expected <= {(r.method, r.path, r.status, r.api_key_id) for r in logged_rows()}, 10)
+
+
+def test_each_appointment_lists_its_reminders_and_their_state(client, load):
+    """issue 25: the rows of GET /appointments/<id>/reminders, in the shop's time, on the Calendar."""
+    set_clock("2026-11-30T20:00:00")  # 15:00 local the day before: the 24 h reminder is too late
+    rules = [{"before_minutes": 1440, "channels": ["sms"]}, {"before_minutes": 120, "channels": ["sms"]}]
+    booking = {**BOOKING, "reminders": rules, "customer_messages": {"cancellation": True}}
+    load(tenant_fixture("acme", booking=booking, tickets=TICKETS))
+    kept, cancelled = book(client), book(client, scheduled_time="11:00")
+    client.post(f"{BASE}/{cancelled}/cancel", json={}, headers=API)
+    sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    listed = re.search(rf'id="appointment-{kept}">(.*?)</li>\s*</ul>', html, re.S).group(1)
+    text = " ".join(re.sub(r"<[^>]+>", " ", listed).split())
+    assert "Reminder 24 h before · Mon 30 Nov 10:00 · skipped (too late when booked)" in text
+    assert "Reminder 2 h before · Tue 1 Dec 08:00 · pending" in text
+    other = html.split(f'id="appointment-{cancelled}"')[1].split("</ul>")[0]
+    other = " ".join(re.sub(r"<[^>]+>", " ", other).split())
+    assert "Reminder 2 h before · Tue 1 Dec 09:00 · cancelled (the appointment was cancelled)" in other
+    assert "Cancellation notice" in other and "sent by sms" in other

@@ -8,6 +8,7 @@ from shop.console import calendar, forms, nav
 from shop.console.blueprint import bp
 from shop.console.guard import page
 from shop.console.pages import query_value, render
+from shop.domain import actor as actors
 from shop.domain.appointments import appointments as appointment_rules
 from shop.platform.errors import ApiError
 
@@ -57,7 +58,7 @@ def calendar_book():
     if minutes := forms.text("duration_minutes", 6, required=False):
         body["duration_minutes"] = int(minutes) if minutes.isdigit() else minutes
     loaded = forms.load(AppointmentCreateSchema(), {k: v for k, v in body.items() if v is not None})
-    booked = appointment_rules.create_appointment(g.tenant.id, loaded, source="staff")
+    booked = appointment_rules.create_appointment(g.tenant.id, loaded, _actor())
     return _to_week(booked, "booked")
 
 
@@ -67,7 +68,7 @@ def calendar_cancel():
     """Cancel an appointment, with an optional reason (once: a second cancel is the API's 422)."""
     appointment_id = forms.record_id("appointment_id")
     reason = forms.load(AppointmentCancelSchema(), {"reason": forms.text("reason", 500, required=False)})
-    done = appointment_rules.cancel_appointment(g.tenant.id, appointment_id, reason.get("reason"))
+    done = appointment_rules.cancel_appointment(g.tenant.id, appointment_id, reason.get("reason"), _actor())
     return _to_week(done, "cancelled")
 
 
@@ -85,6 +86,11 @@ def calendar_no_show():
     """Mark an appointment a no-show (the API's transition rules)."""
     done = appointment_rules.finish_appointment(g.tenant.id, forms.record_id("appointment_id"), "no_show")
     return _to_week(done, "no_show")
+
+
+def _actor():
+    """The teammate at the console (signed in with a key: the key's id names them)."""
+    return actors.teammate(g.api_key.id, "dashboard")
 
 
 def _day(name: str, value: str | None):

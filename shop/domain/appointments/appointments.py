@@ -5,6 +5,9 @@ from datetime import date
 from schemas.appointments import AppointmentSchema
 from shop import clock
 from shop.db import deferred, locked, next_id_ahead, write_transaction
+from shop.domain import actor as actors
+from shop.domain.actor import Actor
+from shop.domain.appointments import reminders
 from shop.domain.appointments.feeds import raise_sequence
 from shop.domain.appointments.holds import consume_hold, mark_consumed_by
 from shop.domain.appointments.slots import SlotTaken, Span, booking_of, has_capacity, service_buffers
@@ -111,9 +114,20 @@ def _ensure_capacity(tenant_id: str, a: Appointment, code: str, tech_id: str | N
         raise ApiError(409, code, str(taken), param="scheduled_time")
 
 
-def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appointment:
+# the appointment's stored `source` by who booked it (a body's own `source` wins: activity, fixtures)
+STORED_SOURCE = {"api_key": "api", "teammate": "staff"}
+
+
+def stored_source(actor: Actor | None) -> str:
+    if actor is None:
+        return "api"
+    return STORED_SOURCE.get(actor.kind, actor.source)
+
+
+def create_appointment(tenant_id: str, body: dict, actor: Actor | None = None) -> Appointment:
     """Book an appointment: the capacity check and the insert hold one write lock; with a `hold_id`
-    it books the held span and consumes the hold in the same transaction."""
+    it books the held span and consumes the hold in the same transaction. Its reminders, the
+    confirmation and the online booking's staff notice commit with it."""
     fields = {name: body[name] for name in EDITABLE_FIELDS if name in body}
     fields.update({name: body[name] for name in ("tech_id", "location_id", "status") if name in body})
     try:
@@ -125,13 +139,17 @@ def create_appointment(tenant_id: str, body: dict, source: str = "api") -> Appoi
                 fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
             hold = _booked_service(tenant_id, body, fields)
             appointment = Appointment(
-                tenant=tenant_id, source=body.get("source", source), created_at=clock.now(), **fields
+                tenant=tenant_id,
+                source=body.get("source", stored_source(actor)),
+                created_at=clock.now(),
+                **fields,
             )
             _ensure_capacity(tenant_id, appointment, "slot_unavailable", hold and hold.tech_id)
             _insert(appointment, new_id)
             if hold is not None:
                 mark_consumed_by(hold, appointment.id)
             emit(tenant_id, "appointment.created", lean_payload(appointment, "created"), subscriptions)
+            reminders.on_created(tenant_id, appointment, actor)
     except SlotTaken as taken:
         raise taken.answer(tenant_id) from None
     return appointment
@@ -181,26 +199,31 @@ def _booked_service(tenant_id: str, body: dict, fields: dict):
     return None
 
 
-def update_appointment(tenant_id: str, appointment_id: int, changes: dict) -> Appointment:
-    """PATCH: field edits, reschedules, ticket links and status moves, with their one event."""
+def update_appointment(
+    tenant_id: str, appointment_id: int, changes: dict, actor: Actor | None = None
+) -> Appointment:
+    """PATCH: field edits, reschedules, ticket links and status moves, with their one event (a
+    move to cancelled is a cancel, with the cancel's reminders, message and notice)."""
     status = changes.get("status")
     if status in TERMINAL_STATUSES and len(changes) > 1:
         raise ApiError(
             400, "invalid_status", f"status {status!r} must be the only field in the body.", param="status"
         )
     try:
-        return _update(tenant_id, appointment_id, changes, status)
+        return _update(tenant_id, appointment_id, changes, status, actor)
     except SlotTaken as taken:
         raise taken.answer(tenant_id) from None
 
 
-def _update(tenant_id: str, appointment_id: int, changes: dict, status: str | None) -> Appointment:
+def _update(
+    tenant_id: str, appointment_id: int, changes: dict, status: str | None, actor: Actor | None
+) -> Appointment:
     with write_transaction():
         appointment = find_appointment(tenant_id, appointment_id)
         previous = appointment.status
         _check_status_move(previous, status)
         if status == "cancelled":
-            return _cancel(tenant_id, appointment, None)
+            return _cancel(tenant_id, appointment, None, actor)
         if changes.get("ticket_id") is not None:
             changes = {**changes, "ticket_id": linkable_ticket_id(tenant_id, changes["ticket_id"])}
         changed = {name: value for name, value in changes.items() if getattr(appointment, name) != value}
@@ -214,7 +237,15 @@ def _update(tenant_id: str, appointment_id: int, changes: dict, status: str | No
             _ensure_capacity(tenant_id, appointment, "status_reset_failed")
         elif set(changed) & set(SCHEDULE_FIELDS):  # a reschedule (after a reset from completed too)
             _ensure_capacity(tenant_id, appointment, "slot_unavailable")
-        return _save_updated(tenant_id, appointment)
+        saved = _save_updated(tenant_id, appointment)
+        if previous in TERMINAL_STATUSES:  # reset: its reminders were cancelled, it gets new ones
+            reminders.on_reopened(tenant_id, saved)
+        elif saved.status in TERMINAL_STATUSES:  # PATCH to completed or no_show
+            reminders.on_finished(tenant_id, saved)
+        elif set(changed) & set(SCHEDULE_FIELDS):
+            moved = bool(set(changed) & {"scheduled_date", "scheduled_time"})
+            reminders.on_rescheduled(tenant_id, saved, moved)
+        return saved
 
 
 def _check_status_move(previous: str, status: str | None) -> None:
@@ -245,23 +276,26 @@ def _save_updated(tenant_id: str, appointment: Appointment) -> Appointment:
     return appointment
 
 
-def _cancel(tenant_id: str, appointment: Appointment, reason: str | None) -> Appointment:
+def _cancel(tenant_id: str, appointment: Appointment, reason: str | None, actor: Actor | None) -> Appointment:
     appointment.status = "cancelled"
     appointment.cancelled_at = clock.now()
     appointment.cancellation_reason = reason
     raise_sequence(appointment)
     appointment.save()
     emit(tenant_id, "appointment.canceled", lean_payload(appointment, "canceled"))
+    reminders.on_cancelled(tenant_id, appointment, actor)
     return appointment
 
 
-def cancel_appointment(tenant_id: str, appointment_id: int, reason: str | None) -> Appointment:
+def cancel_appointment(
+    tenant_id: str, appointment_id: int, reason: str | None, actor: Actor | None = None
+) -> Appointment:
     """Cancel once: records when and why and emits appointment.canceled only."""
     with write_transaction():
         appointment = find_appointment(tenant_id, appointment_id)
         if appointment.status == "cancelled":
             raise ApiError(422, "cancel_failed", "The appointment is already cancelled.")
-        return _cancel(tenant_id, appointment, reason)
+        return _cancel(tenant_id, appointment, reason, actor)
 
 
 def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appointment:
@@ -279,6 +313,7 @@ def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appo
         raise_sequence(appointment)
         appointment.save()
         emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
+        reminders.on_finished(tenant_id, appointment)
     return appointment
 
 
@@ -301,4 +336,6 @@ def link_ticket(tenant_id: str, appointment_id: int, ticket_ref: str) -> Appoint
 
 def book_from_activity(tenant_id: str, body: dict) -> dict:
     """In-app activity appointment.created: a dashboard or online booking."""
-    return APPOINTMENT.dump(create_appointment(tenant_id, body, source=body.get("source", "online_booking")))
+    source = body.get("source", "online_booking")
+    actor = actors.customer(source) if source == "online_booking" else actors.in_app("system", source)
+    return APPOINTMENT.dump(create_appointment(tenant_id, {**body, "source": source}, actor))

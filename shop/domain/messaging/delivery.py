@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from shop import clock
 from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
+from shop.domain.appointments import reminders
 from shop.domain.events.outbox import emit
 from shop.domain.messaging import providers
 from shop.domain.messaging.conversations import MESSAGE
@@ -200,6 +201,8 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         )
     with write_transaction():
         message.save()
+        if not retry:  # a reminder or customer message that queued it has failed with it
+            reminders.message_failed(message.id)
     metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 

@@ -73,7 +73,7 @@ SUPPRESSED_SQL = named_sql(
 )
 RECENT_SENDS_SQL = named_sql(
     "SELECT COUNT(*) FROM message WHERE tenant_id = :tenant AND direction = 'outbound' "
-    "AND created_at > :since"
+    "AND automated = :no AND created_at > :since"
 )
 CONVERSATION_SQL = named_sql(
     "SELECT id FROM conversation WHERE tenant_id = :tenant AND customer_id = :customer ORDER BY id LIMIT 1"
@@ -119,17 +119,18 @@ def _screen(tenant_id: str, channel: str, address: str, customer: Customer | Non
 
 
 def _check_send_rate(tenant: Tenant) -> None:
-    """429 when the tenant has sent its per-minute allowance in the last 60 seconds (inside the
+    """429 when the tenant has sent its per-minute allowance in the last 60 seconds (automated
+    messages, reminders and customer messages, neither count nor are counted; inside the
     send's write transaction: SQLite's one writer, or on PostgreSQL a lock on the tenant's sends)."""
     serialize("send-rate", tenant.id)
     allowance = tenant.send_rate_per_minute or DEFAULT_SEND_RATE_PER_MINUTE
     now = clock.now()
     since = now - timedelta(seconds=60)
-    if run_sql(RECENT_SENDS_SQL, {"tenant": tenant.id, "since": since})[0][0] < allowance:
+    if run_sql(RECENT_SENDS_SQL, {"tenant": tenant.id, "since": since, "no": False})[0][0] < allowance:
         return
     # the allowance-th newest send leaves the window first among those that fill it
     recent = Message.for_tenant(tenant.id).where(
-        (Message.direction == "outbound") & (Message.created_at > since)
+        (Message.direction == "outbound") & ~Message.automated & (Message.created_at > since)
     )
     oldest = recent.order_by(Message.created_at.desc()).offset(allowance - 1).first()
     wait = max(1, math.ceil((oldest.created_at + timedelta(seconds=60) - now).total_seconds()))

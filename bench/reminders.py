@@ -1,0 +1,235 @@
+"""Reminders (issue 25): the due-reminder sweep with 100,000 future appointments against 1,000, and
+reminders sent per second against the plain send pipeline of bench/messages.py.
+
+- sweep: the sweep's read of the due rows (`due_reminder_ids`, a range of the (status,
+  scheduled_for) index) with 100 reminders due among the reminders of 1,000 future appointments,
+  then among those of 100,000 (two reminders each); the goal is a time ratio of at most 1.2 (an
+  index range, not a scan);
+- send: reminders due at once, from the sweep's enqueue until the SMTP server accepted the last
+  one, through the real consumer (`python -m tasks`, 4 threads), against the same number of API
+  sends through the same consumer to the same server (bench/messages.py's round); the goal is a
+  rate ratio of at least 0.8. Rounds alternate the two; the median ratio is judged.
+
+SQLite in a temporary folder, aiosmtpd on 127.0.0.1; bounded in count and time. Exits 0 when both
+goals are met, 1 when one is missed.
+
+    python bench/reminders.py --count 300 --rounds 3
+"""
+
+import sys
+from pathlib import Path
+
+# bench/platform.py would shadow the standard library's `platform` for everything imported here
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from datetime import UTC, timedelta  # noqa: E402
+from zoneinfo import ZoneInfo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+BENCH = Path(__file__).resolve().parent
+SWEEP_GOAL, SEND_GOAL = 1.2, 0.8
+SMALL, LARGE, DUE = 1_000, 100_000, 100
+ZONE = "America/New_York"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--count", type=int, default=300, help="reminders (and API sends) per round (300)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of API sends then reminders (3)")
+    parser.add_argument("--sweeps", type=int, default=200, help="timed sweep reads per size (200)")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for one round's delivery")
+    args = parser.parse_args()
+    if not (1 <= args.count <= 500 and 1 <= args.rounds <= 10 and 10 <= args.sweeps <= 2000):
+        parser.error("keep it bounded: count 1-500, rounds 1-10, sweeps 10-2000")
+    if not 1 <= args.timeout <= 600:
+        parser.error("keep it bounded: timeout 1-600 s")
+    return args
+
+
+def bench_module(name: str):
+    """Another bench script as a module (bench/ is not a package; platform.py shadows a stdlib name)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def insert_appointments(tenant: str, first_id: int, count: int, start, due: bool, phone: str = "n/a") -> None:
+    """`count` appointments at `start` (a naive UTC instant) with two reminder rows each: both due
+    now (`due`), or a day and two hours before the start (pending, in the future)."""
+    from shop import clock
+    from shop.db import db
+    from shop.domain.appointments.reminders import start_instant
+    from shop.models import Appointment, AppointmentReminder, Tenant
+
+    zone = ZoneInfo(Tenant.get_by_id(tenant).timezone or "UTC")  # the job re-checks the start in it
+    local = start.replace(tzinfo=UTC).astimezone(zone)
+    now = clock.now()
+    for chunk in range(0, count, 1000):  # within SQLite's 32,766 parameters a statement
+        ids = range(first_id + chunk, first_id + min(count, chunk + 1000))
+        appointments = [
+            {
+                "id": i,
+                "tenant": tenant,
+                "customer_name": f"Customer {i}",
+                "customer_phone": phone,
+                "customer_email": "ann@example.com",
+                "email_key": "ann@example.com",
+                "scheduled_date": local.date(),
+                "scheduled_time": local.strftime("%H:%M"),
+                "status": "confirmed",
+                "created_at": now,
+            }
+            for i in ids
+        ]
+        starts_at = start_instant(Appointment(**appointments[0]), zone)
+        rows = [
+            {
+                "id": f"rem_{i:012x}{before:012x}",
+                "tenant": tenant,
+                "appointment": i,
+                "kind": "reminder",
+                "before_minutes": before,
+                "channels": ["email"],
+                "starts_at": starts_at,
+                "scheduled_for": now - timedelta(minutes=1) if due else starts_at - timedelta(minutes=before),
+                "status": "pending",
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i in ids
+            for before in ((120,) if due else (1440, 120))
+        ]
+        with db.atomic():
+            Appointment.insert_many(appointments).execute()
+            AppointmentReminder.insert_many(rows).execute()
+
+
+def time_sweep(sweeps: int) -> float:
+    """The median seconds of one sweep read."""
+    from shop.domain.appointments.reminders import due_reminder_ids
+
+    times = []
+    for _ in range(sweeps):
+        started = time.perf_counter()
+        found = due_reminder_ids()
+        times.append(time.perf_counter() - started)
+        assert len(found) == DUE, len(found)
+    return statistics.median(times)
+
+
+def sweep_bench(args) -> dict:
+    """The sweep read with SMALL then LARGE future appointments (and DUE due reminders)."""
+    from shop import clock
+    from shop.domain.fixtures import load_fixture
+    from shop.models import AppointmentReminder
+
+    load_fixture({"tenants": [{"id": "sweep", "name": "Sweep", "timezone": ZONE}]})
+    future = clock.now().replace(second=0, microsecond=0) + timedelta(days=10)
+    insert_appointments(
+        "sweep", 1, DUE, clock.now().replace(second=0, microsecond=0) + timedelta(hours=3), True
+    )
+    insert_appointments("sweep", 1_000, SMALL, future, False)
+    small = time_sweep(args.sweeps)
+    insert_appointments("sweep", 1_000 + SMALL, LARGE - SMALL, future, False)
+    large = time_sweep(args.sweeps)
+    # the due ones are the bench's, not the consumer's: they are put out of its way
+    AppointmentReminder.update(status="cancelled").where(AppointmentReminder.tenant == "sweep").execute()
+    return {
+        "future_appointments": [SMALL, LARGE],
+        "due": DUE,
+        "sweep_ms": [round(small * 1000, 3), round(large * 1000, 3)],
+        "ratio": round(large / small, 3),
+        "goal": SWEEP_GOAL,
+        "met": large / small <= SWEEP_GOAL,
+    }
+
+
+def reminder_round(shop: int, count: int, timeout: float) -> float:
+    """Reminders per second: `count` due at once, from the sweep's enqueue to the last acceptance."""
+    from shop import clock
+    from shop.models import Message
+    from tasks.reminders import sweep_reminders
+
+    tenant = f"bench{shop}"
+    start = clock.now().replace(second=0, microsecond=0) + timedelta(hours=3)
+    insert_appointments(tenant, 10_000_000 + shop * 1_000, count, start, True)
+    sent = Message.select().where(
+        (Message.tenant == tenant) & Message.automated & (Message.delivery_status == "sent")
+    )
+    started = time.perf_counter()
+    sweep_reminders()  # what the consumer's scheduler enqueues every minute
+    while sent.count() < count and time.perf_counter() - started < timeout:
+        time.sleep(0.01)
+    if sent.count() < count:
+        raise SystemExit(f"only {sent.count()} of {count} reminders were accepted within {timeout} s")
+    return count / (time.perf_counter() - started)
+
+
+def main() -> None:
+    args = parse_args()
+    messages = bench_module("messages")
+    folder = Path(tempfile.mkdtemp(prefix="bench-reminders-"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sink = messages.start_sink(port)
+    rounds = []
+    try:
+        env = {
+            **os.environ,
+            "SHOP_INSTANCE_PATH": str(folder),
+            "SHOP_DATABASE": str(folder / "b.sqlite3"),
+            "SHOP_SECRET_KEY": "bench",
+            "SHOP_SMTP_URL": f"smtp://127.0.0.1:{port}",
+            "SHOP_RATE_LIMIT_CAPACITY": "1000000000",
+            "SHOP_RATE_LIMIT_REFILL": "1000000000",
+        }
+        os.environ.update(env)
+        from shop import create_app
+
+        create_app()
+        sweep = sweep_bench(args)
+        pipeline = messages.Pipeline(
+            env, 2 * args.rounds
+        )  # a shop per round of either side, and one to warm up
+        try:
+            for n in range(args.rounds):  # interleaved, so a slow spell of the machine hits both sides
+                plain = pipeline.round(n, args.count, args.timeout)
+                ours = reminder_round(args.rounds + n, args.count, args.timeout)
+                rounds.append(
+                    {
+                        "api_sends_per_s": round(plain, 1),
+                        "reminders_per_s": round(ours, 1),
+                        "ratio": round(ours / plain, 3),
+                    }
+                )
+        finally:
+            pipeline.stop()
+    finally:
+        sink.terminate()
+        sink.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+    ratio = statistics.median(r["ratio"] for r in rounds)
+    send = {"per_round": args.count, "rounds": rounds, "median_ratio": ratio, "goal": SEND_GOAL}
+    send["met"] = ratio >= SEND_GOAL
+    print(
+        json.dumps(
+            {"sweep": sweep, "send": send, "load_average": [round(x, 2) for x in os.getloadavg()]}, indent=2
+        )
+    )
+    sys.exit(0 if sweep["met"] and send["met"] else 1)
+
+
+if __name__ == "__main__":
+    main()
