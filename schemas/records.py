@@ -7,6 +7,7 @@ amount_paid, a payment's refunds and status) it sets on the record before the du
 
 import marshmallow as ma
 
+from schemas.billing import LineItemSchema
 from schemas.common import Schema, Stamp
 
 Str = ma.fields.String
@@ -34,6 +35,7 @@ class InvoiceSchema(Schema):
     ticket_id = Str(allow_none=True)
     status = Str()
     currency = Str()
+    line_items = ma.fields.List(ma.fields.Nested(LineItemSchema))
     total = ma.fields.Integer()
     amount_paid = ma.fields.Integer()
     amount_refunded = ma.fields.Integer()
@@ -85,6 +87,7 @@ class EstimateSchema(Schema):
     customer_id = Str(allow_none=True)
     status = Str()
     currency = Str(allow_none=True)
+    line_items = ma.fields.List(ma.fields.Nested(LineItemSchema))
     total = ma.fields.Integer(allow_none=True)
     sent_at = Stamp(allow_none=True)
     approved_at = Stamp(allow_none=True)

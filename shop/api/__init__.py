@@ -4,16 +4,34 @@ from shop.api import (
     appointments,
     customers,
     discovery,
+    estimates,
     identity,
+    invoices,
     messages,
     metrics,
     notifications,
+    payments,
     reference,
+    refunds,
     usage,
     webhooks,
 )
 
-MODULES = (discovery, reference, identity, customers, appointments, messages, notifications, usage, webhooks)
+MODULES = (
+    discovery,
+    reference,
+    identity,
+    customers,
+    appointments,
+    messages,
+    notifications,
+    usage,
+    webhooks,
+    estimates,
+    invoices,
+    payments,
+    refunds,
+)
 
 
 def register_blueprints(api) -> None:

@@ -23,8 +23,11 @@ SCOPES = (
     "customers.read",
     "tickets.read",
     "invoices.read",
+    "invoices.write",
     "estimates.read",
+    "estimates.write",
     "payments.read",
+    "payments.write",
     "leads.read",
 )
 

@@ -21,8 +21,11 @@ ALL_SCOPES = [
     "customers.read",
     "tickets.read",
     "invoices.read",
+    "invoices.write",
     "estimates.read",
+    "estimates.write",
     "payments.read",
+    "payments.write",
     "leads.read",
 ]
 
