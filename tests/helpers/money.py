@@ -12,9 +12,9 @@ ITEMS = [
 TOTAL = 15000  # 12000 + 2 x 1500
 
 
-def acme_fixture(invoices=(), payments=(), **fields) -> dict:
+def acme_fixture(estimates=(), invoices=(), payments=(), **fields) -> dict:
     """acme: two customers, tickets 1001 (Ann), 1002 (Bob), 1003 hidden, 1004 deleted; estimate 5009
-    and invoice 3009 (paid 4009) on the hidden ticket; and the `invoices` and `payments` given."""
+    and invoice 3009 (paid 4009) on the hidden ticket; and the estimates, invoices and payments given."""
     return tenant_fixture(
         "acme",
         customers=[{"id": 1, "display_name": "Ann Lee"}, {"id": 2, "display_name": "Bob Roe"}],
@@ -24,7 +24,7 @@ def acme_fixture(invoices=(), payments=(), **fields) -> dict:
             {"id": "1003", "customer_id": 1, "subject": "Hidden", "hidden": True},
             {"id": "1004", "customer_id": 1, "subject": "Deleted", "deleted": True},
         ],
-        estimates=[{"id": 5009, "ticket_id": 1003, "status": "sent", "total": 500}],
+        estimates=[{"id": 5009, "ticket_id": 1003, "status": "sent", "total": 500}, *estimates],
         invoices=[{"id": 3009, "ticket_id": 1003, "status": "sent", "total": 500}, *invoices],
         payments=[{"id": 4009, "invoice_id": 3009, "amount": 100}, *payments],
         **fields,
