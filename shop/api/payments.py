@@ -33,8 +33,7 @@ class PaymentViews(MethodView):
     def post(self, body):
         """Record a payment: payment.recorded, and invoice.paid when it pays the invoice in full."""
         invoice_id = body.pop("invoice_id")
-        payment = domain.take_payment(g.tenant.id, actor.api_key(g.api_key.id), invoice_id, body)
-        return domain.with_refunds(payment)
+        return domain.take_payment(g.tenant.id, actor.api_key(g.api_key.id), invoice_id, body)
 
 
 @blp.route("/payments/<id>")

@@ -99,7 +99,9 @@ def test_paying_in_full_pays_the_invoice_in_the_same_transaction(client, invoice
     assert (paid["status"], paid["amount_paid"], paid["amount_due"]) == ("paid", TOTAL, 0) and paid["paid_at"]
     assert events("invoice.paid") == [paid] and events("payment.recorded")[-1] == last
     if on_postgres():  # written by one transaction: PostgreSQL stamps each row with its writer's id
-        ids = [row[0] for row in db.execute_sql("SELECT xmin::text FROM event ORDER BY created, id").fetchall()]
+        ids = [
+            row[0] for row in db.execute_sql("SELECT xmin::text FROM event ORDER BY created, id").fetchall()
+        ]
         assert ids[-1] == ids[-2] != ids[0]
 
 
@@ -243,3 +245,13 @@ def test_scopes(client, load):
         assert error["details"]["required_scope"] == "payments.write"
         assert client.get(path, headers=ACME).status_code == 200
         assert_error(client.get(path, headers=GLOBEX), 403, "insufficient_scope")
+
+
+@pytest.mark.parametrize("scope", ["estimates.write", "invoices.write", "payments.write"])
+def test_key_create_knows_the_money_write_scopes(runner, load, scope):
+    import json
+
+    load(tenant_fixture("acme"))
+    result = runner.invoke(args=["shop", "key", "create", "--tenant", "acme", "--scope", scope])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["scopes"] == [scope]

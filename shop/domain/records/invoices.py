@@ -92,10 +92,14 @@ def _hidden(ticket: Ticket | None) -> bool:
 
 def get_invoice_or_404(tenant_id: str, invoice_id: int, param: str = "id", lock: bool = False) -> Invoice:
     """The tenant's invoice, or 404; an invoice of a hidden or deleted ticket is not found either.
-    `lock` holds its row until the transaction ends (the row alone: never its ticket's)."""
-    query = Invoice.for_tenant(tenant_id).where(Invoice.id == invoice_id)
+    `lock` holds its row until the transaction ends (the invoice's row alone: a subquery in WHERE
+    locks nothing, so its ticket stays free)."""
+    hidden = Ticket.select(Ticket.id).where(Ticket.hidden | Ticket.deleted)
+    query = Invoice.for_tenant(tenant_id).where(
+        (Invoice.id == invoice_id) & (Invoice.ticket.is_null() | Invoice.ticket.not_in(hidden))
+    )
     invoice = (locked(query) if lock else query).first()
-    if invoice is None or _hidden(invoice.ticket):
+    if invoice is None:
         raise not_found("invoice", invoice_id, param)
     return invoice
 
@@ -254,8 +258,8 @@ def take_payment(
     tenant_id: str, actor: Actor, invoice_id: int, fields: dict, param: str = "invoice_id"
 ) -> Payment:
     """Record a payment against an invoice, at most what is due: payment.recorded, and invoice.paid
-    in the same transaction for the one that covers the total. The invoice's row is locked first, so a
-    payment racing this one reads the amount due after this one commits."""
+    in the same transaction for the one that covers the total; the payment with its sums. The
+    invoice's row is locked first, so a payment racing this one reads the amount due after it commits."""
     with write_transaction():
         invoice = get_invoice_or_404(tenant_id, invoice_id, param, lock=True)
         if invoice.status in ("paid", "void"):
@@ -269,7 +273,8 @@ def take_payment(
             )
         refuse_taken_id(Payment, fields, "payment")
         payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
-        emit_as(actor, tenant_id, "payment.recorded", PAYMENT, with_refunds(payment))
+        payment.amount_refunded, payment.status = 0, "succeeded"  # a new payment has no refunds yet
+        emit_as(actor, tenant_id, "payment.recorded", PAYMENT, payment)
         if fields["amount"] == due:
             _settle(actor, tenant_id, invoice)
         return payment
@@ -343,7 +348,7 @@ def mark_invoice_paid(tenant_id: str, fields: dict) -> dict:
 def record_payment(tenant_id: str, fields: dict) -> dict:
     """In-app activity: a payment is taken against an invoice (at most what is due)."""
     invoice_id = fields.pop("invoice_id")
-    return PAYMENT.dump(with_refunds(take_payment(tenant_id, IN_APP, invoice_id, fields)))
+    return PAYMENT.dump(take_payment(tenant_id, IN_APP, invoice_id, fields))
 
 
 def void_invoice(tenant_id: str, fields: dict) -> dict:
