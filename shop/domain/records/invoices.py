@@ -11,7 +11,7 @@ from peewee import JOIN, fn
 
 from schemas.records import InvoiceSchema, PaymentSchema, RefundSchema
 from shop import clock
-from shop.db import locked, write_transaction
+from shop.db import locked, named_sql, on_postgres, run_sql, write_transaction
 from shop.domain import actor as actors
 from shop.domain.activity import refuse_taken_id, unprocessable
 from shop.domain.actor import Actor
@@ -246,6 +246,45 @@ def void_invoice_by_id(tenant_id: str, actor: Actor, invoice_id: int, reason: st
 
 
 # payments and refunds
+
+# a payment's hot path in constant SQL (prepared once, not rebuilt by the query builder per request):
+# the invoice, locked, if it is the tenant's and its ticket visible; then, once the lock is held
+# (a separate statement, so it reads what a payment that held the lock before committed), what is paid
+PAYABLE_INVOICE = named_sql(
+    f"SELECT {Invoice.columns('i')} FROM invoice AS i WHERE i.tenant_id = :tenant AND i.id = :invoice "
+    "AND (i.ticket_id IS NULL OR i.ticket_id NOT IN "
+    "(SELECT t.id FROM ticket AS t WHERE t.hidden OR t.deleted))"
+)
+PAID_SO_FAR = named_sql("SELECT COALESCE(SUM(amount), 0) FROM payment WHERE invoice_id = :invoice")
+NEW_PAYMENT = named_sql(
+    "INSERT INTO payment (tenant_id, invoice_id, amount, method, created_at) "
+    "VALUES (:tenant, :invoice, :amount, :method, :created_at) RETURNING id"
+)
+
+
+def _payable_invoice(tenant_id: str, invoice_id: int, param: str) -> Invoice:
+    """The invoice a payment is for, its row locked until the transaction ends; or 404."""
+    text = PAYABLE_INVOICE + (" FOR UPDATE" if on_postgres() else "")
+    rows = run_sql(text, {"tenant": tenant_id, "invoice": invoice_id})
+    if not rows:
+        raise not_found("invoice", invoice_id, param)
+    return Invoice.from_row(rows[0])
+
+
+def _insert_payment(tenant_id: str, invoice: Invoice, fields: dict) -> Payment:
+    """The new payment row (an id given, by in-app activity, goes through the model instead)."""
+    if "id" in fields:
+        refuse_taken_id(Payment, fields, "payment")
+        return Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
+    values = {
+        "tenant": tenant_id,
+        "invoice": invoice.id,
+        "amount": fields["amount"],
+        "method": fields["method"],
+    }
+    created_at = clock.now()
+    [(payment_id,)] = run_sql(NEW_PAYMENT, {**values, "created_at": Payment.created_at.db_value(created_at)})
+    return Payment(id=payment_id, tenant=tenant_id, invoice=invoice, created_at=created_at, **fields)
 
 
 def _settle(actor: Actor, tenant_id: str, invoice: Invoice) -> None:
