@@ -300,18 +300,17 @@ def take_payment(
     in the same transaction for the one that covers the total; the payment with its sums. The
     invoice's row is locked first, so a payment racing this one reads the amount due after it commits."""
     with write_transaction():
-        invoice = get_invoice_or_404(tenant_id, invoice_id, param, lock=True)
+        invoice = _payable_invoice(tenant_id, invoice_id, param)
         if invoice.status in ("paid", "void"):
             raise unprocessable(
                 f"Invoice {invoice.id} is {invoice.status}; it takes no payment.", param=param
             )
-        due = invoice.total - amount_paid(invoice.id)
+        due = invoice.total - run_sql(PAID_SO_FAR, {"invoice": invoice.id})[0][0]
         if fields["amount"] > due:
             raise unprocessable(
                 f"amount {fields['amount']} exceeds the {due} due on invoice {invoice.id}.", param="amount"
             )
-        refuse_taken_id(Payment, fields, "payment")
-        payment = Payment.create(tenant=tenant_id, invoice=invoice, created_at=clock.now(), **fields)
+        payment = _insert_payment(tenant_id, invoice, fields)
         payment.amount_refunded, payment.status = 0, "succeeded"  # a new payment has no refunds yet
         emit_as(actor, tenant_id, "payment.recorded", PAYMENT, payment)
         if fields["amount"] == due:
