@@ -4,6 +4,7 @@ import marshmallow as ma
 
 from schemas.common import INT32_MAX, QueryInt32, Schema
 from shop.platform.errors import ApiError
+from shop.platform.ids import ID_PATTERN
 
 MAX_LINE_ITEMS = 100
 MAX_QUANTITY = 10_000
@@ -17,7 +18,7 @@ class BodyRecordId(ma.fields.Field):
 
     OPENAPI = {
         "anyOf": [
-            {"type": "string", "pattern": "^[0-9]{1,10}$"},
+            {"type": "string", "pattern": ID_PATTERN, "maxLength": 10},
             {"type": "integer", "minimum": 1, "maximum": INT32_MAX},
         ],
         "example": "1001",
