@@ -25,6 +25,8 @@ BENCHMARKS = (
     ("notifications.py", ["--rounds", "7"], 600),
     ("messages.py", ["--count", "300", "--rounds", "3"], 300),
     ("webhooks.py", ["--count", "1000"], 300),
+    ("records.py", [], 600),
+    ("payments.py", ["--calls", "300"], 300),
     ("backends.py", ["--rounds", "1"], 900),
 )
 

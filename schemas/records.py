@@ -13,6 +13,7 @@ too): `RecordRef` for a record named in a body, `text()`, `email()`, `StrictBool
 
 import marshmallow as ma
 
+from schemas.billing import LineItemSchema
 from schemas.common import (
     INT32_MAX,
     Int32,
@@ -141,6 +142,7 @@ class InvoiceSchema(Schema):
     ticket_id = Str(allow_none=True)
     status = Str()
     currency = Str()
+    line_items = ma.fields.List(ma.fields.Nested(LineItemSchema))
     total = ma.fields.Integer()
     amount_paid = ma.fields.Integer()
     amount_refunded = ma.fields.Integer()
@@ -192,6 +194,7 @@ class EstimateSchema(Schema):
     customer_id = Str(allow_none=True)
     status = Str()
     currency = Str(allow_none=True)
+    line_items = ma.fields.List(ma.fields.Nested(LineItemSchema))
     total = ma.fields.Integer(allow_none=True)
     sent_at = Stamp(allow_none=True)
     approved_at = Stamp(allow_none=True)

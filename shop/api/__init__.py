@@ -5,12 +5,16 @@ from shop.api import (
     calendar_feeds,
     customers,
     discovery,
+    estimates,
     identity,
+    invoices,
     leads,
     messages,
     metrics,
     notifications,
+    payments,
     reference,
+    refunds,
     tickets,
     usage,
     webhooks,
@@ -29,6 +33,10 @@ MODULES = (
     notifications,
     usage,
     webhooks,
+    estimates,
+    invoices,
+    payments,
+    refunds,
 )
 
 

@@ -7,7 +7,7 @@ paid or refunded is summed from its payments and refunds, never stored twice.
 from peewee import AutoField, CharField, ForeignKeyField, IntegerField, TextField
 
 from shop import clock
-from shop.models.base import BaseModel, UTCDateTimeField
+from shop.models.base import BaseModel, JSONField, UTCDateTimeField
 from shop.models.records import Customer, Ticket
 from shop.models.tenancy import Tenant
 
@@ -25,6 +25,8 @@ class Invoice(BaseModel):
     status = CharField(max_length=16, default="draft")
     currency = CharField(max_length=3, default="usd")
     total = IntegerField(default=0)
+    # [{"description", "quantity", "unit_amount", "amount"}]; total is their sum when they are given
+    line_items = JSONField(default=list)
     sent_at = UTCDateTimeField(null=True)
     paid_at = UTCDateTimeField(null=True)
     voided_at = UTCDateTimeField(null=True)
@@ -42,6 +44,7 @@ class Estimate(BaseModel):
     status = CharField(max_length=16, default="draft")
     currency = CharField(max_length=3, default="usd")
     total = IntegerField(default=0)
+    line_items = JSONField(default=list)
     sent_at = UTCDateTimeField(null=True)
     approved_at = UTCDateTimeField(null=True)
     approved_by = CharField(max_length=320, null=True)

@@ -107,6 +107,10 @@ PATH_EXAMPLES = {
     "/api/v1/messages/conversations": "10",
     "/api/v1/messages": "100",
     "/api/v1/notifications": "50",
+    "/api/v1/estimates": "5001",
+    "/api/v1/invoices": "3001",
+    "/api/v1/payments": "4001",
+    "/api/v1/refunds": "6001",
 }
 STRING_IDS = {
     "webhooks": (

@@ -16,8 +16,12 @@ from shop.models import (
     Appointment,
     CalendarFeed,
     Customer,
+    Estimate,
+    Invoice,
     Lead,
     Notification,
+    Payment,
+    Refund,
     Ticket,
     WebhookDelivery,
     WebhookDeliveryAttempt,
@@ -88,6 +92,11 @@ def contract_tenant() -> dict:
         webhook_subscriptions=[
             {"id": SUBSCRIPTION_ID, "url": "https://hooks.example.com/repair-shop", "events": ["*"]}
         ],
+        # a sent estimate and a sent invoice part paid, so send, approve, decline, void and pay can succeed
+        estimates=[{"id": 5001, "ticket_id": 1001, "status": "sent", "total": 12000}],
+        invoices=[{"id": 3001, "ticket_id": 1001, "status": "sent", "total": 10**9}],
+        payments=[{"id": 4001, "invoice_id": 3001, "amount": 100000}],
+        refunds=[{"id": 6001, "payment_id": 4001, "amount": 10}],
         booking={
             "enabled": True,
             "hours": {day: [["09:00", "17:00"]] for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")},
@@ -158,6 +167,10 @@ def contract_schema(app, client, load, monkeypatch):
             (WebhookDelivery, DELIVERY_ID),
             (WebhookDeliveryAttempt, ATTEMPT_ID),
             (CalendarFeed, FEED_ID),
+            (Estimate, 5001),
+            (Invoice, 3001),
+            (Payment, 4001),
+            (Refund, 6001),
         )
     ]
     # the key goes in as the document's bearerAuth scheme, so cases without it stay without it
@@ -233,6 +246,9 @@ EXCUSED_REFUSALS = {
     ("slot_unavailable", None): "the slot is taken or outside business hours",
     ("send_failed", None): "the recipient is suppressed or lacks consent",
     ("recovery_in_progress", None): "an earlier case's recovery of the subscription is still running",
+    ("invalid_field", "customer_id"): "an invoice's customer_id must be the customer of its ticket_id",
+    ("invalid_field", "line_items"): "the line items' total must fit 32 bits: a sum no schema bounds",
+    ("unprocessable", None): "the money record's state: what is due or left, draft, sent or decided",
     # recover: a window is [since, until), so until must come after since (two fields again)
     ("invalid_field", "until"): "recover: until must be later than since",
 }
@@ -322,6 +338,25 @@ OPERATION_IDS = {
     ("post", "/api/v1/webhooks/{id}/recover"): "recoverWebhookDeliveries",
     ("get", "/api/v1/webhooks/{id}/stats"): "getWebhookEndpointStats",
     ("get", "/metrics"): "getMetrics",
+    ("get", "/api/v1/estimates"): "listEstimates",
+    ("post", "/api/v1/estimates"): "createEstimate",
+    ("get", "/api/v1/estimates/{id}"): "getEstimate",
+    ("patch", "/api/v1/estimates/{id}"): "updateEstimate",
+    ("post", "/api/v1/estimates/{id}/send"): "sendEstimate",
+    ("post", "/api/v1/estimates/{id}/approve"): "approveEstimate",
+    ("post", "/api/v1/estimates/{id}/decline"): "declineEstimate",
+    ("get", "/api/v1/invoices"): "listInvoices",
+    ("post", "/api/v1/invoices"): "createInvoice",
+    ("get", "/api/v1/invoices/{id}"): "getInvoice",
+    ("patch", "/api/v1/invoices/{id}"): "updateInvoice",
+    ("post", "/api/v1/invoices/{id}/send"): "sendInvoice",
+    ("post", "/api/v1/invoices/{id}/void"): "voidInvoice",
+    ("get", "/api/v1/payments"): "listPayments",
+    ("post", "/api/v1/payments"): "createPayment",
+    ("get", "/api/v1/payments/{id}"): "getPayment",
+    ("get", "/api/v1/refunds"): "listRefunds",
+    ("post", "/api/v1/refunds"): "createRefund",
+    ("get", "/api/v1/refunds/{id}"): "getRefund",
 }
 METHODS = ("get", "put", "post", "patch", "delete", "head", "options", "trace")
 

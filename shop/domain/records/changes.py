@@ -5,10 +5,12 @@ exactly as its GET answers it; in-app activity's (staff, customers, `shop activi
 `source_kind: observed`. A caller that names no actor is in-app activity.
 """
 
+from schemas.common import INT32_MAX
 from shop import clock
-from shop.domain.activity import observed, refuse_taken_id
+from shop.domain.activity import observed, refuse_taken_id, unprocessable
 from shop.domain.actor import Actor
 from shop.domain.events.outbox import emit
+from shop.platform.errors import ApiError
 
 
 def event_data(data: dict, actor: Actor | None = None) -> dict:
@@ -55,3 +57,37 @@ def save_changes(
     if apply_changes(record, fields):
         return emit_record(tenant_id, event_type, schema, record, actor)
     return schema.dump(record)
+
+
+def emit_as(actor: Actor, tenant_id: str, event_type: str, schema, record) -> dict:
+    """Emit a full-DTO event as `actor` caused it: through the API the data is the GET answer itself,
+    from in-app activity (or any other face) it is marked `source_kind: observed`; the dump."""
+    data = schema.dump(record)
+    emit(tenant_id, event_type, data if actor.api_driven else observed(data))
+    return data
+
+
+def priced_line_items(items: list[dict]) -> tuple[list[dict], int]:
+    """Line items with their amounts computed (quantity x unit_amount), and their total; a client's
+    amounts are never trusted. A total beyond a 32-bit amount is 400 invalid_field (line_items)."""
+    priced = [
+        {
+            "description": item["description"],
+            "quantity": item["quantity"],
+            "unit_amount": item["unit_amount"],
+            "amount": item["quantity"] * item["unit_amount"],
+        }
+        for item in items
+    ]
+    total = sum(item["amount"] for item in priced)
+    if total > INT32_MAX:
+        raise ApiError(
+            400, "invalid_field", f"line_items: the total must be at most {INT32_MAX}.", "line_items"
+        )
+    return priced, total
+
+
+def refuse_unless_draft(record, kind: str) -> None:
+    """422 for an edit of a document that has left draft (sent, decided, paid or void)."""
+    if record.status != "draft":
+        raise unprocessable(f"{kind.capitalize()} {record.id} is {record.status}; only a draft is edited.")
