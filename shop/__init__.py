@@ -93,7 +93,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     set_up_queue(app.config)  # the database and the job queue, on the one file
 
-    from shop import cli, console
+    from shop import cli, console, inbound
     from shop.api import register_blueprints
     from shop.platform import logs, metrics, pipeline, proxies, request_log
     from shop.platform.smorest import Api
@@ -106,6 +106,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_blueprints(api)
     request_log.install(app)  # first: its hook runs after every other one
     console.register(app)
+    inbound.register(app)
     pipeline.install(app)
     proxies.install(app)
     logs.configure(app.config)

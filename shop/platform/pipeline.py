@@ -45,6 +45,8 @@ def refuse_early() -> None:
         return
     if request.blueprint == "console":  # HTML forms post urlencoded bodies; Flask's own limit holds them
         return
+    if request.blueprint == "inbound":  # providers post forms and raw mail: each adapter checks its own
+        return
     if request.mimetype != "application/json":
         raise ApiError(
             415,

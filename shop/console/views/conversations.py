@@ -68,7 +68,9 @@ def send_on_ticket():
         "subject": forms.text("subject", 998, required=False),
     }
     loaded = forms.load(MessageSendSchema(), {k: v for k, v in body.items() if v is not None})
-    sent = sending.send_message(g.tenant, loaded, sending.sender_for(channel, current_app.config))
+    sent = sending.send_message(
+        g.tenant, loaded, sending.sender_for(channel, current_app.config, g.tenant.id)
+    )
     thread_id = threads.conversation_of(g.tenant.id, sent.message_id)
     target = url_for("console.conversation", conversation_id=thread_id, done="sent")
     return redirect(f"{target}#message-{sent.message_id}", 303)

@@ -58,8 +58,12 @@ CLAIM_SQL = {
         f"AND {DUE} RETURNING {Message.columns()}"
     ),
 }
+# `sent` (or `logged`) only from where a send leaves it: a provider's receipt that came first
+# (delivered, failed) is not moved back
 SENT_SQL = named_sql(
-    "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
+    "UPDATE message SET delivery_status = CASE WHEN delivery_status IN ('queued', 'sending') "
+    "THEN :status ELSE delivery_status END, claimed_until = NULL, delivery_error = CASE WHEN "
+    "delivery_status IN ('queued', 'sending') THEN NULL ELSE delivery_error END, "
     "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
     "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
 )
@@ -162,9 +166,15 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
     with write_transaction():
         for message, accepted in sent:
             message.external_uuid = accepted.external_uuid
+            message.delivery_status = "logged" if accepted.logged else "sent"
             run_sql(
                 SENT_SQL,
-                {"id": message.id, "external": accepted.external_uuid, "header": accepted.message_id_header},
+                {
+                    "id": message.id,
+                    "external": accepted.external_uuid,
+                    "header": accepted.message_id_header,
+                    "status": "logged" if accepted.logged else "sent",
+                },
             )
             emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
     for message, _ in sent:

@@ -41,6 +41,7 @@ class Outgoing:
 class Accepted:
     external_uuid: str
     message_id_header: str | None = None
+    logged: bool = False  # the log provider's: nothing left the machine (delivery_status `logged`)
 
 
 # one open SMTP connection per worker thread, reused while it is fresh: a handshake (and TLS and
@@ -189,7 +190,7 @@ def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accept
 def send_logged(message: Outgoing) -> Accepted:
     """The demo provider: logs that it would send, and accepts."""
     log.info("log provider: %s to %s (%d chars)", message.channel, message.recipient, len(message.body))
-    return Accepted(external_uuid="log_" + secrets.token_hex(8))
+    return Accepted(external_uuid="log_" + secrets.token_hex(8), logged=True)
 
 
 def deliver(message: Outgoing, smtp_url: str | None, sms_gateway_url: str | None) -> Accepted:
