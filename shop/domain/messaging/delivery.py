@@ -7,7 +7,7 @@ from datetime import timedelta
 from shop import clock
 from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.events.outbox import emit
-from shop.domain.messaging import providers
+from shop.domain.messaging import providers, receipts
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 from shop.platform import metrics
@@ -210,6 +210,8 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         )
     with write_transaction():
         message.save()
+        if not retry:  # the provider refused it for good: the inbox says so, as for a receipt
+            receipts.notify_failed(message)
     metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 
