@@ -50,6 +50,10 @@ class MessageSchema(Schema):
         },
     )
     delivery_error = Str(allow_none=True)
+    full_body = Str(
+        allow_none=True,
+        metadata={"description": "An inbound email's whole text when body is the reply without its quote."},
+    )
     created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
 
     def _to(self, message) -> str | None:

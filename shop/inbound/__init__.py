@@ -4,7 +4,7 @@ InboundMessage (shop.domain.messaging.inbound) or one delivery receipt; the rule
 
 def register(app) -> None:
     """Mount the blueprint (each adapter module adds its routes to it when imported)."""
-    from shop.inbound import gateway, twilio  # noqa: F401
+    from shop.inbound import email, gateway, twilio  # noqa: F401
     from shop.inbound.blueprint import bp
 
     app.register_blueprint(bp)

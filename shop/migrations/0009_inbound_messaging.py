@@ -39,6 +39,7 @@ def up(migrator, db) -> None:
         migrator.add_index("tenant", ("inbound_email",), True),
         migrator.add_column("message", "inbound_key", CharField(max_length=255, null=True)),
         migrator.add_index("message", ("tenant_id", "inbound_key"), True),
+        migrator.add_column("message", "full_body", TextField(null=True)),
         migrator.add_index("message", ("external_uuid",), False),
         migrator.add_column(
             "suppression",

@@ -56,6 +56,7 @@ class Message(BaseModel):
     claimed_until = UTCDateTimeField(null=True)
     # an inbound message's provider id (`sms:<provider id>`, `email:<Message-ID>`): a retry is a duplicate
     inbound_key = CharField(max_length=255, null=True)
+    full_body = TextField(null=True)  # an inbound email's whole text when `body` is its reply alone
 
     class Meta:
         indexes = (

@@ -174,6 +174,7 @@ def test_message_fields(client, inbox):
         "to": None,
         "delivery_status": "sent",
         "delivery_error": None,
+        "full_body": None,
         "created_at": "2026-11-01T11:00:00.000Z",
     }
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from shop import clock
 from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.events.outbox import emit
-from shop.domain.messaging import providers, receipts
+from shop.domain.messaging import addresses, providers, receipts
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 from shop.platform import metrics
@@ -149,6 +149,10 @@ def _deliver(message: Message, config) -> providers.Accepted:
         sender=message.sender,
         in_reply_to=message.in_reply_to,
         reference=str(message.id),
+        reply_to=addresses.reply_address(config, message.conversation_id)
+        if message.channel == "email"
+        else None,
+        envelope_sender=addresses.bounce_address(config, message.id) if message.channel == "email" else None,
     )
     try:
         return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))

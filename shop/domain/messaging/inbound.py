@@ -38,6 +38,7 @@ class InboundMessage:
     media_urls: tuple = ()
     attachments: tuple = ()
     in_reply_to: str | None = None
+    full_text: str | None = None  # an email's whole text, when the body is its reply without the quote
     conversation_id: int | None = None  # known from a signed reply address
     tenant_id: str | None = None  # known from the recipient already (email)
     extra: dict = field(default_factory=dict)
@@ -97,7 +98,8 @@ def _record(tenant_id: str, inbound: InboundMessage, key: str) -> tuple[Message,
         body=inbound.body,
         subject=inbound.subject,
         sender=inbound.sender,
-        recipient=inbound.recipient,
+        recipient=inbound.recipient or None,
+        full_body=inbound.full_text if inbound.full_text != inbound.body else None,
         external_uuid=inbound.provider_id[:255],
         in_reply_to=inbound.in_reply_to,
         message_id_header=inbound.provider_id if inbound.channel == "email" else None,

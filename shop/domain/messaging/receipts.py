@@ -61,3 +61,33 @@ def notify_failed(message: Message) -> None:
             },
         },
     )
+
+
+def record_bounce(
+    tenant_id: str,
+    message_id: int | None,
+    original_header: str | None,
+    status: str | None,
+    final_recipient: str | None,
+    actor: Actor,
+) -> Message | None:
+    """A delivery status notification for one of our emails (named by its VERP address, else by
+    the Message-ID it quotes): the message fails; a hard bounce (5.x.x) suppresses the address.
+    A bounce of nothing of ours changes nothing (None)."""
+    with write_transaction():
+        query = Message.for_tenant(tenant_id).where(Message.direction == "outbound")
+        if message_id is not None:
+            query = query.where(Message.id == message_id)
+        elif original_header:
+            query = query.where(Message.message_id_header == original_header)
+        else:
+            return None
+        message = locked(query).first()
+        if message is None:
+            return None
+        hard = bool(status) and status.startswith("5.")
+        if hard:
+            suppressions.suppress(tenant_id, "email", final_recipient or message.recipient, "bounce")
+        if RANK.get(message.delivery_status, 0) < RANK["failed"] or message.delivery_status == "delivered":
+            _move(message, "failed", f"bounce {status}" if status else "bounce")
+    return message
