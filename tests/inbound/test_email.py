@@ -166,7 +166,8 @@ def dsn(original_id: str, status: str) -> bytes:
         "--B\r\nContent-Type: text/plain\r\n\r\nIt bounced.\r\n"
         "--B\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example\r\n\r\n"
         f"Final-Recipient: rfc822; ann@example.com\r\nAction: failed\r\nStatus: {status}\r\n"
-        f"--B\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: {original_id}\r\nTo: ann@example.com\r\n--B--\r\n"
+        "--B\r\nContent-Type: text/rfc822-headers\r\n\r\n"
+        f"Message-ID: {original_id}\r\nTo: ann@example.com\r\n--B--\r\n"
     ).encode()
 
 
@@ -208,7 +209,8 @@ def bomb() -> bytes:
     head = "From: a@b.c\r\nTo: " + INBOX + "\r\nMIME-Version: 1.0\r\n"
     body = "x\r\n"
     for depth in range(30):
-        body = f"Content-Type: multipart/mixed; boundary=b{depth}\r\n\r\n--b{depth}\r\n{body}\r\n--b{depth}--\r\n"
+        head_of = f"Content-Type: multipart/mixed; boundary=b{depth}\r\n\r\n"
+        body = f"{head_of}--b{depth}\r\n{body}\r\n--b{depth}--\r\n"
     return (head + body).encode()
 
 
