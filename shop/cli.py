@@ -16,6 +16,7 @@ from werkzeug.serving import run_simple
 
 from shop import backup, clock, migrations, models
 from shop.backup import PAGES_PER_STEP
+from shop.domain import health
 from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -396,6 +397,12 @@ def demo_help(host: str, port: int) -> str:
     lines.append("Webhooks to your own public HTTPS endpoint (the signing secret is shown once):")
     lines.append(_curl_post(base, "/webhooks", {"url": "https://YOUR-HOST/hook", "events": ["*"]}))
     lines.append(f"  curl -s {DEMO_AUTH} -X POST {base}/webhooks/WHSUB_ID/ping")
+    providers = health.messaging(current_app.config)
+    lines.append(f"Messaging: sms {providers['sms']}, email {providers['email']}")
+    lines.append(
+        "Text the shop as Ann (needs SHOP_SMS_GATEWAY_SECRET, the same for the demo and the command):"
+    )
+    lines.append('  flask --app shop shop sms-in --from +15555550100 --body "Is it ready?"')
     lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
     lines.append(  # `--app shop`, not `app`: it runs from a wheel (no app.py) as from a checkout
         "  flask --app shop shop activity ticket.status_changed --tenant acme --data "
