@@ -23,6 +23,7 @@ from shop.models.appointments import (
 )
 from shop.models.billing import ESTIMATE_STATUSES, INVOICE_STATUSES, PAYMENT_METHODS
 from shop.models.leads import LEAD_STATUSES
+from shop.models.messaging import SUPPRESSION_REASONS
 from shop.models.records import TICKET_PRIORITIES
 from shop.models.tenancy import BILLING_STATUSES, PLANS
 from shop.models.webhooks import API_VERSIONS
@@ -30,6 +31,7 @@ from shop.models.webhooks import API_VERSIONS
 Str = ma.fields.String
 Bool = ma.fields.Boolean
 AwareDateTime = UtcDateTime  # ISO 8601, loaded as naive UTC
+E164 = r"^\+[1-9][0-9]{7,14}$"
 
 
 def _timezone(value: str) -> None:
@@ -119,6 +121,7 @@ class ConversationFixture(Schema):
 class SuppressionFixture(Schema):
     channel = Str(required=True, validate=ma.validate.OneOf(("sms", "email")))
     address = Str(required=True, validate=ma.validate.Length(min=1, max=320))
+    reason = Str(load_default="fixture", validate=ma.validate.OneOf(SUPPRESSION_REASONS))
 
 
 class WebhookSubscriptionFixture(Schema):
@@ -412,6 +415,11 @@ class TenantFixture(Schema):
         allow_none=True,
         validate=[ma.validate.Length(min=1, max=50), _distinct],
     )
+    # two-way messaging: numbers that reach the shop (E.164, unique across tenants; the first is the
+    # `from` of its SMS), the address customers write to, and the HELP keyword's answer
+    sms_numbers = ma.fields.List(Str(validate=ma.validate.Regexp(E164)), load_default=list)
+    inbound_email = Str(allow_none=True, validate=[ma.validate.Length(max=320), ma.validate.Email()])
+    help_text = Str(allow_none=True, validate=ma.validate.Length(min=1, max=1600))
     appointments = ma.fields.List(ma.fields.Nested(AppointmentFixture), load_default=list)
 
 

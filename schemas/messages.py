@@ -2,9 +2,10 @@
 
 import marshmallow as ma
 
-from schemas.common import Count, PaginationArgsSchema, QueryInt32, Schema, Stamp, list_schema
+from schemas.common import Count, Int32, PaginationArgsSchema, QueryInt32, Schema, Stamp, list_schema
 
 Str = ma.fields.String
+PUBLIC_DELIVERY_STATUSES = ("queued", "logged", "sent", "delivered", "undelivered", "failed")
 
 
 class ConversationSchema(Schema):
@@ -35,7 +36,34 @@ class MessageSchema(Schema):
     in_reply_to = Str(allow_none=True)
     media_urls = ma.fields.List(Str(), allow_none=True)
     attachments = ma.fields.List(ma.fields.Dict(), allow_none=True)
+    to = ma.fields.Method(
+        "_to",
+        metadata={"type": "string", "nullable": True, "description": "Recipient of an outbound message."},
+    )
+    delivery_status = ma.fields.Method(
+        "_delivery_status",
+        metadata={
+            "type": "string",
+            "nullable": True,
+            "enum": [*PUBLIC_DELIVERY_STATUSES, None],
+            "description": "Outbound only: logged means the log provider took it (nothing left the machine).",
+        },
+    )
+    delivery_error = Str(allow_none=True)
+    full_body = Str(
+        allow_none=True,
+        metadata={"description": "An inbound email's whole text when body is the reply without its quote."},
+    )
     created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
+
+    def _to(self, message) -> str | None:
+        return message.recipient if message.direction == "outbound" else None
+
+    def _delivery_status(self, message) -> str | None:
+        if message.direction != "outbound":
+            return None
+        # a send in progress is still queued to the client
+        return "queued" if message.delivery_status == "sending" else message.delivery_status
 
 
 class MessageSendResultSchema(Schema):
@@ -43,6 +71,7 @@ class MessageSendResultSchema(Schema):
     ok = ma.fields.Boolean(metadata={"example": True})
     ticket_id = Str(metadata={"example": "1001"})
     channel = Str(metadata={"example": "sms"})
+    message_id = ma.fields.Integer(metadata={"example": 101, "description": "The queued outbound message."})
 
 
 class ConversationQueryArgsSchema(PaginationArgsSchema):
@@ -99,5 +128,47 @@ class MessageSendSchema(Schema):
     subject = Str(validate=ma.validate.Length(min=1, max=998))
 
 
+class SuppressionSchema(Schema):
+    object = ma.fields.Constant("message_suppression")
+    id = ma.fields.Integer(metadata={"example": 3})
+    channel = Str(metadata={"example": "sms"})
+    address = Str(metadata={"example": "+15555550100"})
+    reason = Str(
+        metadata={
+            "enum": ["stop_keyword", "provider_opt_out", "bounce", "manual", "fixture"],
+            "example": "manual",
+        }
+    )
+    created_at = Stamp(metadata={"example": "2026-11-01T10:00:00.000Z"})
+
+
+class SuppressionCreateSchema(Schema):
+    channel = Str(
+        required=True,
+        validate=ma.validate.OneOf(("sms", "email")),
+        metadata={"error_code": "invalid_channel", "example": "sms"},
+    )
+    address = Str(
+        required=True,
+        validate=ma.validate.Length(min=1, max=320),
+        metadata={"example": "+15555550100"},
+    )
+
+
+class SuppressionQueryArgsSchema(PaginationArgsSchema):
+    channel = Str(validate=ma.validate.OneOf(("sms", "email")), metadata={"error_code": "invalid_channel"})
+
+
+class SuppressionDeletedSchema(Schema):
+    object = ma.fields.Constant("message_suppression")
+    id = ma.fields.Integer()
+    deleted = ma.fields.Constant(True)
+
+
+class ConversationUpdateSchema(Schema):
+    assigned_user_id = Int32(required=True, allow_none=True, metadata={"example": 7})
+
+
 ConversationListSchema = list_schema(ConversationSchema, "ConversationListSchema")
 MessageListSchema = list_schema(MessageSchema, "MessageListSchema")
+SuppressionListSchema = list_schema(SuppressionSchema, "SuppressionListSchema")

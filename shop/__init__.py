@@ -93,7 +93,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     set_up_queue(app.config)  # the database and the job queue, on the one file
 
-    from shop import cli, console, feeds, portal
+    from shop import cli, console, feeds, inbound, portal
     from shop.api import register_blueprints
     from shop.platform import logs, metrics, pipeline, proxies, request_log
     from shop.platform.smorest import Api
@@ -108,6 +108,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     console.register(app)
     feeds.register(app)  # GET /calendar/<token>.ics
     portal.register(app)
+    inbound.register(app)
     pipeline.install(app)
     proxies.install(app)
     logs.configure(app.config)

@@ -16,7 +16,7 @@ from werkzeug.serving import run_simple
 
 from shop import backup, clock, migrations, models
 from shop.backup import PAGES_PER_STEP
-from shop.domain import teammates
+from shop.domain import health, teammates
 from shop.domain.activity import ACTIVITIES, run_activity
 from shop.domain.appointments.slots import next_free_slot
 from shop.domain.fixtures import FixtureError, load_fixture
@@ -319,6 +319,59 @@ def worker(workers: int, no_periodic: bool) -> None:
     os.execve(sys.executable, argv, env)
 
 
+@shop.command("mail-in")
+@click.option("--listen", required=True, help="HOST:PORT to listen on (loopback or behind your MTA).")
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (a Postfix lmtp: transport) instead of SMTP.")
+def mail_in(listen: str, lmtp: bool) -> None:
+    """Take customers' email over SMTP/LMTP into their conversations (unknown recipients refused)."""
+    import threading
+
+    from shop.inbound import mail_in as listener
+
+    host, _, port = listen.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.ClickException("--listen takes HOST:PORT, for example 127.0.0.1:2525")
+    controller = listener.start(current_app._get_current_object(), host.strip("[]"), int(port), lmtp)
+    click.echo(f"mail-in: {'LMTP' if lmtp else 'SMTP'} on {host}:{controller.port}", err=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+
+
+@shop.command("sms-in")
+@click.option("--from", "sender", required=True, help="The customer's number, E.164.")
+@click.option("--body", required=True, help="The text, e.g. STOP or CONFIRM.")
+@click.option("--to", "recipient", default=None, help="The shop's number (default: the demo tenant's first).")
+@click.option("--url", default="http://127.0.0.1:5000/inbound/sms/gateway", show_default=True)
+def sms_in(sender: str, body: str, recipient: str | None, url: str) -> None:
+    """Post a signed inbound SMS to the gateway webhook, as the gateway would (SHOP_SMS_GATEWAY_SECRET)."""
+    import secrets
+
+    import requests
+
+    from shop.domain.messaging.sending import sender_for
+    from shop.domain.webhooks.signing import signature_header
+
+    secret = current_app.config.get("SMS_GATEWAY_SECRET")
+    if not secret:
+        raise click.ClickException("set SHOP_SMS_GATEWAY_SECRET (the server needs the same one)")
+    to = recipient or sender_for("sms", current_app.config, DEMO_TENANT)
+    payload = json.dumps(
+        {"id": "cli_" + secrets.token_hex(8), "from": sender, "to": to, "body": body}
+    ).encode()
+    headers = {"Content-Type": "application/json"}
+    headers["Service-Signature"] = signature_header([secret], int(clock.timestamp()), payload)
+    answer = requests.post(url, data=payload, headers=headers, timeout=10)
+    click.echo(answer.text)
+    if answer.status_code != 200:
+        raise SystemExit(1)
+
+
 @shop.command("rotate-secret-key")
 @click.option(
     "--retire-previous",
@@ -431,6 +484,12 @@ def demo_help(host: str, port: int) -> str:
         "A calendar feed of the appointments (its url is shown once; subscribe to it as webcal://...):"
     )
     lines.append(_curl_post(base, "/appointments/calendar_feeds", {"description": "Front desk"}))
+    providers = health.messaging(current_app.config)
+    lines.append(f"Messaging: sms {providers['sms']}, email {providers['email']}")
+    lines.append(
+        "Text the shop as Ann (needs SHOP_SMS_GATEWAY_SECRET, the same for the demo and the command):"
+    )
+    lines.append('  flask --app shop shop sms-in --from +15555550100 --body "Is it ready?"')
     lines.append("In-app activity (emits observed events to webhook subscribers), in another shell:")
     lines.append(  # `--app shop`, not `app`: it runs from a wheel (no app.py) as from a checkout
         "  flask --app shop shop activity ticket.status_changed --tenant acme --data "

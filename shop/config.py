@@ -57,6 +57,18 @@ DEFAULTS = {
     "SMS_FROM": None,
     "SEND_RETRY_DELAYS": "10,60,300,1800,7200",
     "SEND_CLAIM_SECONDS": 300,
+    # two-way messaging (issue 26): the SMS provider (`gateway` when SMS_GATEWAY_URL is set,
+    # `twilio`, else `log`); each inbound route is off (404) while its secret is unset
+    "SMS_PROVIDER": None,
+    "TWILIO_ACCOUNT_SID": None,
+    "TWILIO_AUTH_TOKEN": None,
+    "TWILIO_API_URL": "https://api.twilio.com",
+    "SMS_GATEWAY_SECRET": None,
+    "INBOUND_EMAIL_TOKEN": None,
+    "INBOUND_EMAIL_DOMAIN": None,
+    "INBOUND_MAX_BYTES": 10 * 1024 * 1024,
+    # the address the public reaches the service at (Twilio signs it): https://shop.example.com
+    "PUBLIC_URL": None,
     # operations
     "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For/-Proto are believed
     "LOG_FORMAT": "text",  # or "json": one object per line

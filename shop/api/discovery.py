@@ -76,6 +76,12 @@ INDEX = _closed(
         "links": {"type": "object", "additionalProperties": {"type": "string"}},
     }
 )
+PROVIDER = {"type": "string", "example": "log provider"}
+MESSAGING = {
+    **_closed({"sms": PROVIDER, "email": PROVIDER}),
+    "description": "The provider of each channel: `log provider` when none is configured (messages "
+    "read delivery_status `logged`; nothing leaves the machine), else `gateway`, `twilio` or `smtp`.",
+}
 HEALTHY = {
     "type": "object",
     # consumer and backlog are left out only when their queries failed (their checks are unknown)
@@ -88,6 +94,7 @@ HEALTHY = {
             "description": "degraded: the API answers, but no consumer beats or work is overdue.",
         },
         "checks": CHECKS,
+        "messaging": MESSAGING,
         "consumer": CONSUMER,
         "backlog": BACKLOG,
     },

@@ -14,7 +14,7 @@ from shop.domain.notifications import create_notification
 from shop.domain.records.fixtures import load_estimate, load_invoice, load_lead, load_payment, load_refund
 from shop.domain.teammates import hash_password
 from shop.domain.webhooks.subscriptions import load_subscription
-from shop.models import Appointment, Customer, Tenant, Ticket, User
+from shop.models import Appointment, Customer, Tenant, TenantSmsNumber, Ticket, User
 
 
 def _first_error(messages, path: str = "") -> tuple[str, str]:
@@ -54,8 +54,18 @@ def _load_tenant(path: str, data: dict, summary: dict) -> None:
         send_rate_per_minute=data.get("send_rate_per_minute"),
         booking=data.get("booking"),
         ticket_statuses=data.get("ticket_statuses"),
+        inbound_email=(data.get("inbound_email") or "").lower() or None,
+        help_text=data.get("help_text"),
         **fields,
     )
+    for position, number in enumerate(data["sms_numbers"]):
+        insert(
+            f"{path}.sms_numbers[{position}]",
+            TenantSmsNumber.create,
+            number=number,
+            tenant=tenant_id,
+            position=position,
+        )
     summary["tenants"].append(tenant_id)
     for section, loader in SECTION_LOADERS:
         for i, item in enumerate(data.get(section) or []):

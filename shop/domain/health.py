@@ -22,7 +22,7 @@ def check() -> dict:
 def report(config) -> dict:
     """The whole health report: every check's verdict, the consumers' heartbeat and the backlog."""
     checks = check()
-    body = {"object": "health", "status": "ok", "checks": checks}
+    body = {"object": "health", "status": "ok", "checks": checks, "messaging": messaging(config)}
     try:
         if checks["database"] == "ok":
             return _work(body, config)
@@ -32,6 +32,25 @@ def report(config) -> dict:
         body["status"] = "degraded"
     checks.update(consumer="unknown", webhook_deliveries="unknown", messages="unknown")
     return body
+
+
+LOG_PROVIDER = "log provider"
+
+
+def messaging(config) -> dict:
+    """Which provider sends each channel: `log provider` when none is configured (nothing leaves
+    the machine; such messages read delivery_status `logged`)."""
+    return {
+        "sms": sms_provider(config) if sms_provider(config) != "log" else LOG_PROVIDER,
+        "email": "smtp" if config.get("SMTP_URL") else LOG_PROVIDER,
+    }
+
+
+def sms_provider(config) -> str:
+    """SHOP_SMS_PROVIDER, else `gateway` when SHOP_SMS_GATEWAY_URL is set, else `log`."""
+    if config.get("SMS_PROVIDER"):
+        return str(config["SMS_PROVIDER"])
+    return "gateway" if config.get("SMS_GATEWAY_URL") else "log"
 
 
 def unavailable(body: dict) -> bool:

@@ -10,11 +10,12 @@ from shop.models.leads import Lead
 from shop.models.messaging import Conversation, Message, Suppression
 from shop.models.platform import AuthFailure, ConsumerHeartbeat, IdempotencyRecord, RateBucket, UsageLog
 from shop.models.records import Customer, Ticket
-from shop.models.tenancy import ApiKey, Tenant, User
+from shop.models.tenancy import ApiKey, Tenant, TenantSmsNumber, User
 from shop.models.webhooks import WebhookDelivery, WebhookDeliveryAttempt, WebhookRecovery, WebhookSubscription
 
 ALL_MODELS = (
     Tenant,
+    TenantSmsNumber,
     User,
     ApiKey,
     Customer,

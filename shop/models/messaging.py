@@ -9,8 +9,10 @@ from shop.models.tenancy import Tenant
 
 CHANNELS = ("sms", "email", "portal", "voice")
 DIRECTIONS = ("inbound", "outbound")
-# outbound delivery: queued → sending → sent, or failed (permanent); None for inbound messages
-DELIVERY_STATUSES = ("queued", "sending", "sent", "failed")
+# outbound delivery: queued → sending → sent (or logged: the log provider) → delivered, or
+# undelivered / failed; None for inbound messages (shop.domain.messaging.receipts moves it forward)
+DELIVERY_STATUSES = ("queued", "sending", "logged", "sent", "delivered", "undelivered", "failed")
+SUPPRESSION_REASONS = ("stop_keyword", "provider_opt_out", "bounce", "manual", "fixture")
 
 
 class Conversation(BaseModel):
@@ -47,16 +49,22 @@ class Message(BaseModel):
     attachments = JSONField(null=True)
     read = BooleanField(default=False)
     created_at = UTCDateTimeField(default=clock.now)
-    delivery_status = CharField(max_length=8, null=True)
+    delivery_status = CharField(max_length=16, null=True)
     delivery_attempts = IntegerField(default=0)
     delivery_error = TextField(null=True)
     next_attempt_at = UTCDateTimeField(null=True)
     claimed_until = UTCDateTimeField(null=True)
     # sent by the shop itself (a reminder, a confirmation): outside the tenant's API send rate
     automated = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])
+    # an inbound message's provider id (`sms:<provider id>`, `email:<Message-ID>`): a retry is a duplicate
+    inbound_key = CharField(max_length=255, null=True)
+    full_body = TextField(null=True)  # an inbound email's whole text when `body` is its reply alone
 
     class Meta:
         indexes = (
+            (("tenant", "inbound_key"), True),
+            # a delivery receipt finds its message by the provider's id
+            (("external_uuid",), False),
             (("conversation", "created_at", "id"), False),
             (("conversation", "direction", "read"), False),
             # the inbound email a send answers (In-Reply-To) without reading the whole conversation
@@ -72,6 +80,7 @@ class Suppression(BaseModel):
     tenant = ForeignKeyField(Tenant, backref="suppressions", on_delete="CASCADE")
     channel = CharField(max_length=8)
     address = CharField(max_length=320)  # normalised: lower-case email, or phone digits with +
+    reason = CharField(max_length=32, default="manual", constraints=[SQL("DEFAULT 'manual'")])
     created_at = UTCDateTimeField(default=clock.now)
 
     class Meta:

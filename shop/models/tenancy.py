@@ -6,6 +6,7 @@ from peewee import (
     CharField,
     ForeignKeyField,
     IntegerField,
+    TextField,
 )
 
 from shop import clock
@@ -29,7 +30,17 @@ class Tenant(BaseModel):
     booking = JSONField(null=True)
     # the ticket statuses the API accepts, in board order; null: DEFAULT_TICKET_STATUSES
     ticket_statuses = JSONField(null=True)
+    inbound_email = CharField(max_length=320, null=True, unique=True)  # lower-case
+    help_text = TextField(null=True)
     created_at = UTCDateTimeField(default=clock.now)
+
+
+class TenantSmsNumber(BaseModel):
+    """A number (E.164) that reaches the tenant; position 0 is the `from` of its SMS."""
+
+    number = CharField(primary_key=True, max_length=16)
+    tenant = ForeignKeyField(Tenant, backref="sms_numbers", on_delete="CASCADE")
+    position = IntegerField(default=0)
 
 
 class User(BaseModel):

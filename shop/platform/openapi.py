@@ -106,6 +106,7 @@ PATH_EXAMPLES = {
     "/api/v1/appointments": "200",
     "/api/v1/messages/conversations": "10",
     "/api/v1/messages": "100",
+    "/api/v1/messages/suppressions": "3",
     "/api/v1/notifications": "50",
     "/api/v1/estimates": "5001",
     "/api/v1/invoices": "3001",

@@ -171,6 +171,10 @@ def test_message_fields(client, inbox):
         "in_reply_to": None,
         "media_urls": None,
         "attachments": None,
+        "to": None,
+        "delivery_status": "sent",
+        "delivery_error": None,
+        "full_body": None,
         "created_at": "2026-11-01T11:00:00.000Z",
     }
 

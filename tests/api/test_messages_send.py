@@ -29,6 +29,7 @@ def test_sms_send_is_202_and_records_the_outbound_message(client, shop):
         "ok": True,
         "ticket_id": "1001",
         "channel": "sms",
+        "message_id": Message.get().id,
     }
     message = Message.get()
     assert (message.direction, message.channel, message.body, message.recipient) == (

@@ -68,7 +68,17 @@ def send_on_ticket():
         "subject": forms.text("subject", 998, required=False),
     }
     loaded = forms.load(MessageSendSchema(), {k: v for k, v in body.items() if v is not None})
-    sent = sending.send_message(g.tenant, loaded, sending.sender_for(channel, current_app.config))
+    sent = sending.send_message(
+        g.tenant, loaded, sending.sender_for(channel, current_app.config, g.tenant.id)
+    )
     thread_id = threads.conversation_of(g.tenant.id, sent.message_id)
     target = url_for("console.conversation", conversation_id=thread_id, done="sent")
     return redirect(f"{target}#message-{sent.message_id}", 303)
+
+
+@bp.route("/conversations/<conversation_id>/read", methods=["POST"])
+@page("messages.write")
+def conversation_read(conversation_id: str):
+    """Mark the thread's inbound messages read (the API's POST .../read)."""
+    found = conversations.mark_read(g.tenant.id, parse_id(conversation_id, "conversation_id"))
+    return redirect(url_for("console.conversation", conversation_id=found.id), 303)

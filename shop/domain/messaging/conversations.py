@@ -4,8 +4,9 @@ from peewee import fn
 
 from schemas.messages import MessageSchema
 from shop import clock
+from shop.db import write_transaction
 from shop.domain.events.outbox import emit
-from shop.models import Conversation, Customer, Message
+from shop.models import Conversation, Customer, Message, User
 from shop.platform.errors import ApiError, not_found
 from shop.platform.pagination import paginate
 
@@ -121,3 +122,30 @@ def receive_message(tenant_id: str, data: dict) -> dict:
     data = MESSAGE.dump(message)
     emit(tenant_id, "message.received", {**data, "source_kind": "observed"})
     return data
+
+
+def mark_read(tenant_id: str, conversation_id: int) -> Conversation:
+    """Read every inbound message of the conversation: its unread_count falls to 0."""
+    with write_transaction():
+        conversation = get_conversation(tenant_id, conversation_id)
+        Message.update(read=True).where(
+            (Message.tenant == tenant_id)
+            & (Message.conversation == conversation.id)
+            & (Message.direction == "inbound")
+            & ~Message.read
+        ).execute()
+    return get_conversation(tenant_id, conversation_id)
+
+
+def assign(tenant_id: str, conversation_id: int, user_id: int | None) -> Conversation:
+    """Give the conversation to a teammate of the shop (404 naming assigned_user_id otherwise), or
+    to nobody (None)."""
+    with write_transaction():
+        conversation = get_conversation(tenant_id, conversation_id)
+        if user_id is not None and not User.for_tenant(tenant_id).where(User.id == user_id).exists():
+            raise not_found("user", user_id, "assigned_user_id")
+        if conversation.assigned_user_id != user_id:
+            Conversation.update(assigned_user_id=user_id, updated_at=clock.now()).where(
+                Conversation.id == conversation.id
+            ).execute()
+    return get_conversation(tenant_id, conversation_id)

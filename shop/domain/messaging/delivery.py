@@ -8,7 +8,7 @@ from shop import clock
 from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.appointments import reminders
 from shop.domain.events.outbox import emit
-from shop.domain.messaging import providers
+from shop.domain.messaging import addresses, providers, receipts
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 from shop.platform import metrics
@@ -59,8 +59,12 @@ CLAIM_SQL = {
         f"AND {DUE} RETURNING {Message.columns()}"
     ),
 }
+# `sent` (or `logged`) only from where a send leaves it: a provider's receipt that came first
+# (delivered, failed) is not moved back
 SENT_SQL = named_sql(
-    "UPDATE message SET delivery_status = 'sent', claimed_until = NULL, delivery_error = NULL, "
+    "UPDATE message SET delivery_status = CASE WHEN delivery_status IN ('queued', 'sending') "
+    "THEN :status ELSE delivery_status END, claimed_until = NULL, delivery_error = CASE WHEN "
+    "delivery_status IN ('queued', 'sending') THEN NULL ELSE delivery_error END, "
     "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
     "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
 )
@@ -146,6 +150,10 @@ def _deliver(message: Message, config) -> providers.Accepted:
         sender=message.sender,
         in_reply_to=message.in_reply_to,
         reference=str(message.id),
+        reply_to=addresses.reply_address(config, message.conversation_id)
+        if message.channel == "email"
+        else None,
+        envelope_sender=addresses.bounce_address(config, message.id) if message.channel == "email" else None,
     )
     try:
         return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))
@@ -163,9 +171,15 @@ def _sent(sent: list[tuple[Message, providers.Accepted]]) -> None:
     with write_transaction():
         for message, accepted in sent:
             message.external_uuid = accepted.external_uuid
+            message.delivery_status = "logged" if accepted.logged else "sent"
             run_sql(
                 SENT_SQL,
-                {"id": message.id, "external": accepted.external_uuid, "header": accepted.message_id_header},
+                {
+                    "id": message.id,
+                    "external": accepted.external_uuid,
+                    "header": accepted.message_id_header,
+                    "status": "logged" if accepted.logged else "sent",
+                },
             )
             emit(message.tenant_id, "message.sent", MESSAGE.dump(message))
     for message, _ in sent:
@@ -201,8 +215,10 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
         )
     with write_transaction():
         message.save()
-        if not retry:  # a reminder or customer message that queued it has failed with it
+        if not retry:  # the provider refused it for good: a reminder that queued it has failed with
+            # it, and the inbox says so, as for a receipt
             reminders.message_failed(message.id)
+            receipts.notify_failed(message)
     metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 

@@ -58,4 +58,11 @@ def _load_message(path: str, tenant_id: str, conversation: Conversation, message
 def load_suppression(path: str, tenant_id: str, item: dict, summary: dict) -> None:
     """An address the shop must not message on a channel."""
     address = normalise_address(item["channel"], item["address"])
-    fixtures.insert(path, Suppression.create, tenant=tenant_id, channel=item["channel"], address=address)
+    fixtures.insert(
+        path,
+        Suppression.create,
+        tenant=tenant_id,
+        channel=item["channel"],
+        address=address,
+        reason=item["reason"],
+    )

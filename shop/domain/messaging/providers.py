@@ -35,12 +35,15 @@ class Outgoing:
     sender: str | None = None
     in_reply_to: str | None = None
     reference: str | None = None  # our message id, for the gateway's records
+    reply_to: str | None = None  # email: reply+<token>@ the inbound domain (replies thread back)
+    envelope_sender: str | None = None  # email: bounces+<token>@ the inbound domain (VERP)
 
 
 @dataclass(frozen=True)
 class Accepted:
     external_uuid: str
     message_id_header: str | None = None
+    logged: bool = False  # the log provider's: nothing left the machine (delivery_status `logged`)
 
 
 # one open SMTP connection per worker thread, reused while it is fresh: a handshake (and TLS and
@@ -56,7 +59,7 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
     for attempt in (1, 2):
         client, reused = _connection(url, parts, timeout)
         try:
-            _hand_over(client, mime)
+            _hand_over(client, mime, message.envelope_sender)
             _connections.used_at = time.monotonic()
             return Accepted(
                 external_uuid=mime["Message-ID"].strip("<>"), message_id_header=mime["Message-ID"]
@@ -81,11 +84,13 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
 UTF8_POLICY = policy.SMTPUTF8.clone(refold_source="none")
 
 
-def _hand_over(client: smtplib.SMTP, mime: MIMEText) -> None:
-    """Send one message; an address beyond ASCII needs the server's SMTPUTF8 (RFC 6531)."""
+def _hand_over(client: smtplib.SMTP, mime: MIMEText, envelope_sender: str | None = None) -> None:
+    """Send one message (MAIL FROM the VERP address when there is one); an address beyond ASCII
+    needs the server's SMTPUTF8 (RFC 6531)."""
     sender, recipient = parseaddr(str(mime["From"]))[1], parseaddr(str(mime["To"]))[1]
+    sender = envelope_sender or sender
     if (sender + recipient).isascii():  # a display name beyond ASCII is encoded in its header
-        client.send_message(mime)
+        client.send_message(mime, from_addr=sender)
         return
     client.ehlo_or_helo_if_needed()
     if not client.has_extn("smtputf8"):
@@ -145,6 +150,8 @@ def _mime(message: Outgoing, domain: str) -> MIMEText:
     mime["Subject"] = _header(message.subject or "")
     mime["Date"] = formatdate(usegmt=True)
     mime["Message-ID"] = make_msgid(domain=domain)
+    if message.reply_to:
+        mime["Reply-To"] = message.reply_to
     if message.in_reply_to:
         mime["In-Reply-To"] = message.in_reply_to
         mime["References"] = message.in_reply_to
@@ -189,7 +196,7 @@ def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accept
 def send_logged(message: Outgoing) -> Accepted:
     """The demo provider: logs that it would send, and accepts."""
     log.info("log provider: %s to %s (%d chars)", message.channel, message.recipient, len(message.body))
-    return Accepted(external_uuid="log_" + secrets.token_hex(8))
+    return Accepted(external_uuid="log_" + secrets.token_hex(8), logged=True)
 
 
 def deliver(message: Outgoing, smtp_url: str | None, sms_gateway_url: str | None) -> Accepted:

@@ -9,7 +9,7 @@ from shop import clock, queue
 from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
 from shop.domain.records.tickets import ticket_number
-from shop.models import Customer, Message, Tenant, Ticket
+from shop.models import Customer, Message, Tenant, TenantSmsNumber, Ticket
 from shop.platform.errors import ApiError, not_found
 
 LIMITS = {"sms": 1_600, "email": 100_000}
@@ -148,9 +148,18 @@ def _subject(body: dict, ticket: Ticket) -> str:
     return f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
 
 
-def sender_for(channel: str, config) -> str | None:
-    """The From of a channel's messages: the configured email sender or SMS number."""
-    return config["SMTP_FROM"] if channel == "email" else config["SMS_FROM"]
+def sender_for(channel: str, config, tenant_id: str | None = None) -> str | None:
+    """The From of a channel's messages: the configured email sender; for SMS the tenant's first
+    number (its `sms_numbers`), else the configured one."""
+    if channel == "email":
+        return config["SMTP_FROM"]
+    first = (
+        TenantSmsNumber.for_tenant(tenant_id)
+        .select(TenantSmsNumber.number)
+        .order_by(TenantSmsNumber.position)
+        .first()
+    )
+    return first.number if first is not None else config["SMS_FROM"]
 
 
 def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
@@ -161,6 +170,7 @@ def send(tenant: Tenant, body: dict, sender: str | None) -> dict:
         "ok": True,
         "ticket_id": sent.ticket_id,
         "channel": body["channel"],
+        "message_id": sent.message_id,
     }
 
 
