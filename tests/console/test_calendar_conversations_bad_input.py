@@ -140,6 +140,12 @@ POST_CASES = [
     ("/console/conversations/send", {**SEND, "content": "c" * 100_001}, 400, "over-long content"),
     (
         "/console/conversations/send",
+        {"channel": "email", "ticket_id": "1001", "content": "Hi", "subject": "Hi\r\nBcc: all@evil.test"},
+        400,
+        "a subject with a line break (SMTP header injection)",
+    ),
+    (
+        "/console/conversations/send",
         {**SEND, "channel": "email", "to": "someone@else.example"},
         400,
         "an email to someone not the customer",

@@ -17,6 +17,9 @@ TEXT_FIELD = {"sms": "content", "email": "body"}  # the field each channel names
 DEFAULT_SEND_RATE_PER_MINUTE = 30
 PHONE = re.compile(r"^\+[1-9][0-9]{7,14}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# C0 and C1 controls, DEL and the Unicode line and paragraph separators: in a header each is a line
+# break or worse (a CR/LF would start a header of its own: SMTP header injection)
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def normalise_address(channel: str, address: str) -> str:
@@ -141,10 +144,24 @@ def _check_send_rate(tenant: Tenant) -> None:
     )
 
 
+def check_subject(subject: str | None) -> None:
+    """400 invalid_field on `subject` if a given subject holds a line break or control character."""
+    if subject is not None and CONTROL_CHARACTERS.search(subject):
+        raise ApiError(
+            400,
+            "invalid_field",
+            "subject may not contain line breaks or other control characters.",
+            param="subject",
+        )
+
+
 def _subject(body: dict, ticket: Ticket) -> str:
+    """The given subject (checked), else one derived from the ticket with control characters
+    replaced by spaces (a ticket's subject comes from many faces; a header must stay one line)."""
     if body.get("subject"):
         return body["subject"]
-    return f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
+    derived = f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
+    return " ".join(CONTROL_CHARACTERS.sub(" ", derived).split())
 
 
 def sender_for(channel: str, config) -> str | None:
@@ -175,6 +192,7 @@ def send_message(tenant: Tenant, body: dict, sender: str | None) -> Sent:
     channel = body["channel"]
     if channel == "sms" and body.get("subject") is not None:
         raise ApiError(400, "invalid_field", "subject applies to email messages only.", param="subject")
+    check_subject(body.get("subject"))
     text = message_text(channel, body)
     with write_transaction():
         ticket, customer = _ticket_and_customer(tenant.id, body["ticket_id"])
