@@ -5,6 +5,8 @@ import re
 from datetime import timedelta
 from typing import NamedTuple
 
+from peewee import fn
+
 from shop import clock, queue
 from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
@@ -116,9 +118,36 @@ def _screen(tenant_id: str, channel: str, address: str, customer: Customer | Non
         raise ApiError(422, "send_failed", f"Invalid contact: {channel} address is not deliverable.")
     if run_sql(SUPPRESSED_SQL, {"tenant": tenant_id, "channel": channel, "address": normal}):
         raise ApiError(422, "send_failed", f"The recipient is on the {channel} suppression list.")
-    if channel == "sms" and (customer is None or not customer.sms_consent):
-        raise ApiError(422, "send_failed", "The customer has not consented to SMS.")
+    if channel == "sms":
+        _check_sms_consent(tenant_id, normal, customer)
     return normal
+
+
+def _check_sms_consent(tenant_id: str, normal: str, ticket_customer: Customer | None) -> None:
+    """An SMS goes only to a phone of one of the tenant's customers who consented to SMS (the
+    ticket's customer or another): else a consenting customer's ticket could text anyone."""
+    if (
+        ticket_customer is not None
+        and ticket_customer.sms_consent
+        and normalise_address("sms", ticket_customer.phone or "") == normal
+    ):
+        return  # the common case, without a query
+    consents = [row.sms_consent for row in customers_with_phone(tenant_id, normal)]
+    if not consents:
+        raise ApiError(
+            422, "send_failed", "Unknown recipient: to is not the phone of one of this shop's customers."
+        )
+    if not any(consents):
+        raise ApiError(422, "send_failed", "The customer has not consented to SMS.")
+
+
+def customers_with_phone(tenant_id: str, normal: str):
+    """The tenant's customers whose phone, in its compared form, is `normal` (a phone is stored as
+    typed: spaces, dashes, dots and brackets are dropped in SQL as normalise_address drops them)."""
+    compared = Customer.phone
+    for mark in (" ", "-", ".", "(", ")"):
+        compared = fn.REPLACE(compared, mark, "")
+    return Customer.for_tenant(tenant_id).where(compared == normal)
 
 
 def _check_send_rate(tenant: Tenant) -> None:
