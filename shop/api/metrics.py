@@ -3,7 +3,7 @@
 from flask import current_app
 from werkzeug.exceptions import NotFound
 
-from shop.platform import metrics
+from shop.platform import auth, metrics
 from shop.platform.errors import ApiError
 from shop.platform.smorest import Blueprint
 
@@ -22,6 +22,10 @@ RESPONSES = {
         "content": {"text/plain": {"schema": {"type": "string"}}},
     },
     "401": {"description": "unauthorized: the metrics token is missing or wrong."},
+    "429": {
+        "description": "rate_limited: too many failed authentications from this address this minute "
+        "(API keys and the metrics token count together)."
+    },
     "404": {"description": "not_found: metrics are off (SHOP_METRICS_TOKEN unset), as for an unknown route."},
 }
 
@@ -41,7 +45,11 @@ def metrics_text():
     config = current_app.config
     if not config.get("METRICS_TOKEN"):
         raise NotFound()
+    # a wrong token is a failed authentication like a bad API key's: counted against the address,
+    # which is refused once over the limit (else the token could be guessed without end)
+    auth.refuse_blocked_address()
     if not metrics.authorized(config):
+        auth.record_failure()
         raise ApiError(
             401, "unauthorized", "Missing or wrong metrics token.", headers={"WWW-Authenticate": CHALLENGE}
         )
