@@ -26,7 +26,10 @@ RESPONSES = {
         "description": "rate_limited: too many failed authentications from this address this minute "
         "(API keys and the metrics token count together)."
     },
-    "404": {"description": "not_found: metrics are off (SHOP_METRICS_TOKEN unset), as for an unknown route."},
+    "404": {
+        "description": "not_found: metrics are off (SHOP_METRICS_TOKEN unset), as for an unknown route, "
+        "with or without a token: the token is required only while metrics are on."
+    },
 }
 
 
@@ -38,7 +41,9 @@ def own_token(func):
 
 @blp.route("/metrics")
 @own_token
-@blp.doc(security=[{"metricsToken": []}], responses=RESPONSES)
+# the empty requirement: while metrics are off the route answers 404 whatever the credentials,
+# so a client without the token is not refused 401 then (issue 23, item 10)
+@blp.doc(security=[{"metricsToken": []}, {}], responses=RESPONSES)
 @blp.doc(operationId="getMetrics")
 def metrics_text():
     """Prometheus metrics: requests, deliveries, sends, rejections, the backlog (off unless configured)."""
