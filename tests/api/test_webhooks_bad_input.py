@@ -405,3 +405,9 @@ def test_a_url_or_enabled_repeating_the_current_value_passes_no_gate(client, loa
     assert response.status_code == 200
     disable = client.patch(f"/api/v1/webhooks/{sub['id']}", json={"enabled": False}, headers=full)
     assert disable.status_code == 200
+
+
+def test_the_http_refusal_names_the_setting_that_allows_it(client, acme):
+    """Issue 23, item 7: a new user learns from the error how a local demo receiver is allowed."""
+    error = assert_error(create(client, acme, url="http://hooks.example.com/x"), 400, "invalid_field", "url")
+    assert "SHOP_WEBHOOK_ALLOW_HTTP" in error["message"]
