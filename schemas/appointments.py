@@ -173,6 +173,19 @@ class AppointmentCreateSchema(Schema):
         "A live slot hold for exactly this span: the booking takes its place (and its "
         "service, tech and buffers) and uses it up."
     )
+    service_id = ma.fields.String(
+        allow_none=True,
+        validate=ma.validate.Length(min=1, max=40),
+        metadata={
+            "error_code": "invalid_service_id",
+            "description": "A service of the booking settings (its buffers apply).",
+        },
+    )
+    tech_id = ma.fields.String(
+        allow_none=True,
+        validate=ma.validate.Length(min=1, max=40),
+        metadata={"description": "A tech of the booking settings' roster."},
+    )
 
     @ma.post_load(pass_original=True)
     def duration_from_the_hold(self, data, original, **kwargs):
@@ -185,10 +198,6 @@ class AppointmentCreateSchema(Schema):
 class ActivityBookingSchema(AppointmentCreateSchema):
     """In-app booking (dashboard or online booking): the create body plus who and where."""
 
-    service_id = ma.fields.String(
-        allow_none=True, validate=ma.validate.Length(min=1, max=40), **_code("invalid_service_id")
-    )
-    tech_id = ma.fields.String(allow_none=True, validate=ma.validate.Length(min=1, max=40))
     location_id = Int32(allow_none=True)
     source = ma.fields.String(
         load_default="online_booking", validate=ma.validate.OneOf(("online_booking", "staff"))

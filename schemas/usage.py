@@ -43,8 +43,9 @@ class ApiUsageSchema(Schema):
 
 
 def _lenient(description: str):
+    # a free string in the document: the service ignores a malformed value of any length (the spec),
+    # so no maxLength or pattern may call one invalid (issue 23, item 10)
     return ma.fields.String(
-        validate=ma.validate.Length(max=USAGE_PARAM_MAX_LENGTH),
         metadata={
             "description": f"{description} A malformed value is ignored and the default applies.",
             "x-ignored-when-malformed": True,

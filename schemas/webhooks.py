@@ -7,6 +7,7 @@ from shop.models.events import EVENT_TYPES, WILDCARD
 from shop.models.webhooks import (
     ATTEMPT_STATUSES,
     ATTEMPT_TRIGGERS,
+    DELIVERY_STATUSES,
     MAX_URL_LENGTH,
     RECOVERY_STATUSES,
     STATS_WINDOWS,
@@ -138,6 +139,13 @@ class WebhookEventTypeSchema(Schema):
 
 class WebhookQueryArgsSchema(PaginationArgsSchema):
     pass
+
+
+class WebhookDeliveryQueryArgsSchema(PaginationArgsSchema):
+    status = ma.fields.String(
+        validate=ma.validate.OneOf(DELIVERY_STATUSES),
+        metadata={"description": "Only deliveries in this status."},
+    )
 
 
 WebhookListSchema = list_schema(WebhookSubscriptionSchema, "WebhookListSchema")

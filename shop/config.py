@@ -97,7 +97,9 @@ def instance_path() -> Path:
     # never beside the package: an installed copy would write its database into site-packages
     configured = os.environ.get("SHOP_INSTANCE_PATH")
     path = (Path(configured) if configured else Path.cwd() / "instance").resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    if not path.exists():  # it holds the database and the secret key: the service user's alone
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.chmod(0o700)  # whatever the umask
     return path
 
 

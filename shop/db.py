@@ -92,6 +92,7 @@ def init_database(target: str, busy_timeout_seconds: float = 10, synchronous_com
         options = postgres_options(busy_timeout_seconds, synchronous_commit)
         db.initialize(ShopPostgresDatabase(target, options=options, connect_timeout=10))
     else:
+        create_private_file(target)
         _sqlite.init(
             target, pragmas=pragmas(busy_timeout_seconds), timeout=busy_timeout_seconds, returning_clause=True
         )
@@ -159,6 +160,18 @@ def unavailable(error: BaseException) -> bool:
     if state is None:  # raised by the client: the connection is closed, lost or could not be made
         return isinstance(driver, (psycopg.OperationalError, psycopg.InterfaceError))
     return state[:2] in _POSTGRES_UNAVAILABLE_CLASSES or state in _POSTGRES_UNAVAILABLE_CODES
+
+
+def create_private_file(path: str) -> None:
+    """Create a SQLite file the owner alone may read (0600, whatever the umask), where none is yet;
+    SQLite gives its -wal and -shm files the database file's permissions."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    except OSError:
+        return  # a folder that is not there or not writable: SQLite's own error says it better
+    os.chmod(path, 0o600)
 
 
 def on_postgres() -> bool:

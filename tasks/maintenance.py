@@ -29,3 +29,9 @@ def prune_webhook_deliveries() -> int:
     windows = retention.windows(settings())
     deliveries = sum(retention.prune_deliveries(windows.deliveries, windows.batch_size))
     return deliveries + sum(retention.prune_events(windows.deliveries, windows.batch_size))
+
+
+@huey.periodic_task(crontab(minute="*/15"))
+def prune_auth_failures() -> int:
+    """Drop the failed-authentication tallies of past minutes (only the current minute counts)."""
+    return sum(retention.prune_auth_failures(retention.windows(settings()).batch_size))

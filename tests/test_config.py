@@ -54,3 +54,29 @@ def test_postgresql_commits_wait_for_the_disk_by_default(tmp_path, monkeypatch):
     assert "-c synchronous_commit=on" in postgres_options(10)
     monkeypatch.setenv("SHOP_DB_SYNCHRONOUS_COMMIT", "off")
     assert "-c synchronous_commit=off" in postgres_options(10, load_config()["DB_SYNCHRONOUS_COMMIT"])
+
+
+def test_a_new_instance_folder_is_0700_and_its_database_0600(tmp_path, monkeypatch):
+    """Issue 23, item 6: under the usual umask (022) nothing of the instance is readable by others."""
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    import pytest
+
+    from shop.db import on_postgres
+
+    if on_postgres():
+        pytest.skip("a SQLite file's permissions")
+    folder = tmp_path / "new" / "instance"
+    env = {**os.environ, "SHOP_INSTANCE_PATH": str(folder)}
+    env.pop("SHOP_DATABASE", None)
+    env.pop("SHOP_SECRET_KEY", None)
+    script = "import os; os.umask(0o022); from shop import create_app; create_app()"
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, timeout=60)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    files = {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir() if path.is_file()}
+    assert files["shop.sqlite3"] == 0o600 and files["secret_key"] == 0o600
+    data = {name: mode for name, mode in files.items() if not name.endswith("-writers")}  # an empty lock file
+    assert all(mode & 0o077 == 0 for mode in data.values()), files

@@ -3,7 +3,7 @@
 from flask import current_app
 from werkzeug.exceptions import NotFound
 
-from shop.platform import metrics
+from shop.platform import auth, metrics
 from shop.platform.errors import ApiError
 from shop.platform.smorest import Blueprint
 
@@ -22,7 +22,14 @@ RESPONSES = {
         "content": {"text/plain": {"schema": {"type": "string"}}},
     },
     "401": {"description": "unauthorized: the metrics token is missing or wrong."},
-    "404": {"description": "not_found: metrics are off (SHOP_METRICS_TOKEN unset), as for an unknown route."},
+    "429": {
+        "description": "rate_limited: too many failed authentications from this address this minute "
+        "(API keys and the metrics token count together)."
+    },
+    "404": {
+        "description": "not_found: metrics are off (SHOP_METRICS_TOKEN unset), as for an unknown route, "
+        "with or without a token: the token is required only while metrics are on."
+    },
 }
 
 
@@ -34,14 +41,20 @@ def own_token(func):
 
 @blp.route("/metrics")
 @own_token
-@blp.doc(security=[{"metricsToken": []}], responses=RESPONSES)
+# the empty requirement: while metrics are off the route answers 404 whatever the credentials,
+# so a client without the token is not refused 401 then (issue 23, item 10)
+@blp.doc(security=[{"metricsToken": []}, {}], responses=RESPONSES)
 @blp.doc(operationId="getMetrics")
 def metrics_text():
     """Prometheus metrics: requests, deliveries, sends, rejections, the backlog (off unless configured)."""
     config = current_app.config
     if not config.get("METRICS_TOKEN"):
         raise NotFound()
+    # a wrong token is a failed authentication like a bad API key's: counted against the address,
+    # which is refused once over the limit (else the token could be guessed without end)
+    auth.refuse_blocked_address()
     if not metrics.authorized(config):
+        auth.record_failure()
         raise ApiError(
             401, "unauthorized", "Missing or wrong metrics token.", headers={"WWW-Authenticate": CHALLENGE}
         )

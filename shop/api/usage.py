@@ -15,6 +15,7 @@ blp = Blueprint("usage", __name__, description="Usage of the calling key")
 @blp.response(200, ApiUsageSchema)
 @blp.refuses(504, "api_usage_timeout: the rollup exceeded its time budget; retry with a shorter window")
 @blp.ungated
+@blp.lenient_query
 @blp.scope(None)
 @blp.doc(operationId="getUsage")
 def usage():

@@ -9,6 +9,7 @@ from schemas.webhooks import (
     WebhookDeletedSchema,
     WebhookDeliveryAttemptListSchema,
     WebhookDeliveryListSchema,
+    WebhookDeliveryQueryArgsSchema,
     WebhookDeliverySchema,
     WebhookDeliverySummarySchema,
     WebhookEndpointStatsSchema,
@@ -141,13 +142,15 @@ def ping(_body, id):
 
 
 @blp.route("/webhooks/<id>/deliveries")
-@blp.arguments(WebhookQueryArgsSchema, location="query")
+@blp.arguments(WebhookDeliveryQueryArgsSchema, location="query")
 @blp.response(200, WebhookDeliveryListSchema)
 @blp.scope("webhooks.read")
 @blp.doc(operationId="listWebhookDeliveries")
 def deliveries(args, id):
     """List this subscription's deliveries, newest first."""
-    return webhook_deliveries.list_deliveries(g.tenant.id, id, args["limit"], args["cursor"])
+    return webhook_deliveries.list_deliveries(
+        g.tenant.id, id, args["limit"], args["cursor"], args.get("status")
+    )
 
 
 # routed before .../deliveries/<delivery_id>/... paths; "summary" is never a delivery id

@@ -1,8 +1,9 @@
 """Retention: rows past their window are deleted in small transactions (tasks/maintenance.py runs it).
 
 What goes: terminal webhook deliveries with their attempt logs (and the events no delivery refers
-to any more), usage rows, idempotency records. Each batch is its own short write transaction, so
-the SQLite write lock is never held for long and other writers get in between batches.
+to any more), usage rows, idempotency records, the failed-authentication tallies of past minutes.
+Each batch is its own short write transaction, so the SQLite write lock is never held for long and
+other writers get in between batches.
 """
 
 import time
@@ -14,7 +15,14 @@ from peewee import fn
 
 from shop import clock
 from shop.db import locked, write_transaction
-from shop.models import Event, IdempotencyRecord, UsageLog, WebhookDelivery, WebhookDeliveryAttempt
+from shop.models import (
+    AuthFailure,
+    Event,
+    IdempotencyRecord,
+    UsageLog,
+    WebhookDelivery,
+    WebhookDeliveryAttempt,
+)
 from shop.models.webhooks import TERMINAL
 
 DEFAULT_DELIVERY_DAYS = 30
@@ -127,6 +135,19 @@ def prune_idempotency(window: timedelta, batch_size: int) -> Iterator[int]:
     """Delete idempotency records older than `window`; per batch, how many."""
     cutoff: datetime = clock.now() - window
     return _prune_by_id(IdempotencyRecord, IdempotencyRecord.created_at < cutoff, batch_size)
+
+
+def prune_auth_failures(batch_size: int) -> Iterator[int]:
+    """Delete the failure tallies of addresses whose last failure was before the previous minute
+    (only the current minute's count is ever read); per batch, how many."""
+    stale = AuthFailure.minute < int(clock.timestamp() // 60) - 1
+
+    def batch(size: int) -> int:
+        ips = [row[0] for row in AuthFailure.select(AuthFailure.ip).where(stale).limit(size).tuples()]
+        # the condition again: an address that failed again since the SELECT has a fresh tally
+        return AuthFailure.delete().where(AuthFailure.ip.in_(ips) & stale).execute() if ips else 0
+
+    return in_batches(batch, batch_size)
 
 
 def _prune_by_id(model, condition, batch_size: int) -> Iterator[int]:

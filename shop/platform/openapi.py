@@ -225,9 +225,13 @@ def _can_be_invalid(operation: dict, path_parameters: list) -> bool:
     )
 
 
-def _statuses(path: str, method: str, operation: dict, path_parameters: list, ungated: bool) -> set[str]:
+def _statuses(
+    path: str, method: str, operation: dict, path_parameters: list, ungated: bool, lenient: bool
+) -> set[str]:
     """The error statuses this operation can answer, from what it takes and how it is guarded."""
     statuses = {"405", "500"}
+    if not lenient:  # a query parameter the operation does not name is 400 invalid_query (any route)
+        statuses.add("400")
     if operation.get("security") == []:
         return statuses
     if not _keyed(operation):  # /metrics: its own token, no key, no limits; 404 while it is off
@@ -275,6 +279,7 @@ def _document_headers(operation: dict) -> None:
 def _complete_operation(path: str, method: str, operation: dict, path_parameters: list) -> None:
     """Errors, the Idempotency-Key header and response headers of one operation."""
     ungated = operation.pop("x-ungated", False)
+    lenient = operation.pop("x-lenient-query", False)
     responses = operation.setdefault("responses", {})
     responses.pop("default", None)
     if responses.get("422", {}).get("$ref"):  # flask-smorest's automatic 422: validation here is 400
@@ -283,7 +288,7 @@ def _complete_operation(path: str, method: str, operation: dict, path_parameters
         parameters = operation.setdefault("parameters", [])
         if not any(p.get("in") == "header" and p.get("name") == "Idempotency-Key" for p in parameters):
             parameters.append(copy.deepcopy(IDEMPOTENCY_HEADER))
-    for status in sorted(_statuses(path, method, operation, path_parameters, ungated)):
+    for status in sorted(_statuses(path, method, operation, path_parameters, ungated, lenient)):
         responses.setdefault(status, _error_response(status, path))
     for status, response in responses.items():
         if status in ERRORS and "content" not in response:

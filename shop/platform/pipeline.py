@@ -9,7 +9,7 @@ from flask.globals import request_ctx
 from werkzeug.exceptions import MethodNotAllowed
 
 from shop import clock
-from shop.platform import auth, usage_log
+from shop.platform import auth, usage_log, validation
 from shop.platform.errors import ApiError, literal_route_methods
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
@@ -121,4 +121,5 @@ def install(app) -> None:
     app.before_request(start_request)
     app.before_request(refuse_early)
     app.before_request(auth.authenticate)
+    app.before_request(validation.refuse_unknown_query)
     app.after_request(finish_request)

@@ -27,6 +27,19 @@ def declared_openapi(self, field, **kwargs) -> dict:
     return dict(getattr(field, "OPENAPI", {}))
 
 
+def query_names(schema) -> frozenset[str]:
+    """The names a query schema reads (a field's data_key where it has one)."""
+    return frozenset(field.data_key or name for name, field in schema.fields.items() if not field.dump_only)
+
+
+def _view_functions(view) -> list:
+    """The functions a route runs: a view function, or each HTTP method of a MethodView."""
+    if isinstance(view, type):
+        names = [method.lower() for method in view.methods or ()]
+        return [getattr(view, name) for name in names if hasattr(view, name)]
+    return [view]
+
+
 class Api(_Api):
     """The API object: the spec's error handlers instead of flask-smorest's."""
 
@@ -48,10 +61,41 @@ class Blueprint(_Blueprint):
 
     ARGUMENTS_PARSER = ShopParser()
 
+    def route(self, rule, *, parameters=None, tags=None, **options):
+        """As flask-smorest's; every view registered here is held to the query rule
+        (validation.refuse_unknown_query): a parameter its query schema does not name is 400."""
+        register = super().route(rule, parameters=parameters, tags=tags, **options)
+
+        def decorator(view):
+            for func in _view_functions(view):
+                func._query_checked = True
+            return register(view)
+
+        return decorator
+
     def arguments(self, schema, *args, **kwargs):
         """As flask-smorest's, with one schema instance per view: given a class, webargs would
-        build a new instance (fields deep-copied) on every request."""
-        return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+        build a new instance (fields deep-copied) on every request. A query schema's parameter
+        names are what the view accepts in its query string (the unknown-parameter rule)."""
+        instance = schema() if isinstance(schema, type) else schema
+        register = super().arguments(instance, *args, **kwargs)
+        if kwargs.get("location", "json") not in ("query", "querystring"):
+            return register
+
+        def decorator(func):
+            func = register(func)
+            func._query_names = getattr(func, "_query_names", frozenset()) | query_names(instance)
+            return func
+
+        return decorator
+
+    def lenient_query(self, func):
+        """Mark a view whose spec ignores what it cannot read in the query (the usage endpoint):
+        no parameter of its query string is refused for being unknown (x-lenient-query is read and
+        dropped by the document's builder: no 400 for it)."""
+        func = self.doc(**{"x-lenient-query": True})(func)
+        func._lenient_query = True
+        return func
 
     def path_id(self, name: str = "id"):
         """Parse the numeric path id `name` before anything else (the body included): 400 invalid_id."""

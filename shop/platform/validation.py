@@ -4,6 +4,7 @@ import json
 import math
 import re
 
+from flask import g, request
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
@@ -79,6 +80,27 @@ class ShopParser(FlaskParser):
 
     def _handle_invalid_json_error(self, error, req, *args, **kwargs):
         raise ApiError(400, "invalid_json", "The request body is not valid JSON.")
+
+
+def refuse_unknown_query() -> None:
+    """before_request, after authentication: a query parameter the view's query schema does not
+    name is 400 invalid_query naming it (as Stripe does), instead of being dropped silently. Every
+    view of the smorest Blueprint is held to it (its `route` marks them, its `arguments` records the
+    names), so a new route inherits the rule; a view marked lenient_query is exempt (usage)."""
+    view = getattr(g, "view", None)
+    if view is None or not getattr(view, "_query_checked", False) or getattr(view, "_lenient_query", False):
+        return
+    accepted = getattr(view, "_query_names", frozenset())
+    for key in request.args.keys():
+        name = key.split("[", 1)[0] if key.endswith("]") and "[" in key else key
+        if name not in accepted:
+            known = ", ".join(sorted(accepted)) or "none"
+            raise ApiError(
+                400,
+                "invalid_query",
+                f"Unknown query parameter: {name[:100]}. This endpoint accepts: {known}.",
+                param=name[:100],
+            )
 
 
 def refuse_nul_in_query(name: str, field) -> None:

@@ -450,3 +450,33 @@ def test_a_booking_is_three_round_trips_on_postgres_and_loses_nothing(client, lo
     [event] = [e for e in Event.select() if e.data["id"] == str(body["id"])]
     assert event.type == "appointment.created"
     assert WebhookDelivery.select().where(WebhookDelivery.event == event.id).count() == 1
+
+
+def test_create_accepts_a_tech_and_a_service_of_the_roster(client, shop):
+    """Issue 23, item 9: the fields the object and the slots query have, instead of Unknown field."""
+    created = create(client, shop, tech_id="bo", service_id="quick-check")
+    assert created["tech_id"] == "bo"
+    assert client.get(f"{BASE}/{created['id']}", headers=shop).get_json()["tech_id"] == "bo"
+
+
+@pytest.mark.parametrize(
+    "fields, code, param",
+    [
+        ({"tech_id": "zed"}, "invalid_field", "tech_id"),
+        ({"tech_id": ""}, "invalid_field", "tech_id"),
+        ({"tech_id": "t" * 41}, "invalid_field", "tech_id"),
+        ({"service_id": "nails"}, "invalid_service_id", "service_id"),
+        ({"service_id": ""}, "invalid_service_id", "service_id"),
+    ],
+    ids=[
+        "a tech off the roster",
+        "an empty tech",
+        "an over-long tech",
+        "an unknown service",
+        "an empty service",
+    ],
+)
+def test_create_refuses_a_tech_or_service_not_in_the_settings(client, shop, fields, code, param):
+    response = client.post(BASE, json={**NEW, **fields}, headers=shop)
+    assert_error(response, 400, code, param)
+    assert Appointment.select().count() == 0

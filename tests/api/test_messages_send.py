@@ -401,3 +401,36 @@ def test_the_largest_email_fits_the_body_limit_however_it_is_escaped(client, sho
     response = client.post("/api/v1/messages/send", data=raw, content_type="application/json", headers=shop)
     assert response.status_code == 202
     assert Message.get(Message.direction == "outbound").body == text
+
+
+# issue 23, item 3: an SMS goes only to a consenting customer's phone, never to any number
+SMS_RECIPIENTS = [
+    ("+15555550177", 422, "not the phone of one of this shop's customers", "a stranger's number"),
+    ("+15555550188", 422, "not the phone of one of this shop's customers", "another tenant's customer"),
+    ("+15555550101", 422, "has not consented", "a customer without SMS consent"),
+    ("+15555550199", 422, "suppression list", "a suppressed number"),
+    ("+15555550104", 202, None, "another customer of the shop who consented"),
+    ("+1 555-555-0106", 202, None, "a consenting customer's phone stored with marks"),
+    ("+1 (555) 555.0100", 202, None, "the ticket customer's phone typed with marks"),
+]
+
+
+@pytest.mark.parametrize(
+    "to, status, reason", [c[:3] for c in SMS_RECIPIENTS], ids=[c[3] for c in SMS_RECIPIENTS]
+)
+def test_an_sms_goes_only_to_a_consenting_customers_phone(client, load, to, status, reason):
+    extra = {"id": 6, "display_name": "Ed Marks", "phone": "+1 (555) 555 0106", "sms_consent": True}
+    fixture = shop_fixture()
+    fixture["customers"].append(extra)
+    globex = tenant_fixture(
+        "globex", customers=[{"id": 9, "display_name": "Gil", "phone": "+15555550188", "sms_consent": True}]
+    )
+    load(fixture, globex)
+    headers = auth_headers("sk_test_acme_token_0001")
+    response = send(client, headers, ticket_id="1001", channel="sms", content="Buy now", to=to)
+    if status == 202:
+        assert response.status_code == 202 and Message.get().recipient == to
+        return
+    error = assert_error(response, 422, "send_failed")
+    assert reason in error["message"]
+    assert nothing_recorded()

@@ -307,3 +307,22 @@ def test_a_later_success_clears_the_subscriptions_last_error(client, shop, app, 
     assert failed["last_error"] == "HTTP 503"
     assert WebhookDelivery.get_by_id(delivery_id).status == "delivered"
     assert client.get(f"/api/v1/webhooks/{sub['id']}", headers=shop).get_json()["last_error"] is None
+
+
+@pytest.mark.parametrize("status", ["pending", "delivered", "dead"])
+def test_the_deliveries_list_filters_by_status(client, shop, status):
+    """Issue 23, item 9: `?status=dead` used to answer every delivery."""
+    sub = subscribe(client, shop)
+    for _ in range(3):
+        inbound()
+    rows = list(WebhookDelivery.select().order_by(WebhookDelivery.id))
+    WebhookDelivery.update(status="delivered").where(WebhookDelivery.id == rows[0].id).execute()
+    WebhookDelivery.update(status="dead").where(WebhookDelivery.id == rows[1].id).execute()
+    listed = client.get(f"/api/v1/webhooks/{sub['id']}/deliveries?status={status}", headers=shop).get_json()
+    assert [item["status"] for item in listed["data"]] == [status]
+
+
+def test_an_unknown_delivery_status_is_invalid_query(client, shop):
+    sub = subscribe(client, shop)
+    response = client.get(f"/api/v1/webhooks/{sub['id']}/deliveries?status=lost", headers=shop)
+    assert_error(response, 400, "invalid_query", "status")

@@ -362,3 +362,52 @@ def test_each_endpoint_requires_its_scope(client, load, method, path, scope):
     kwargs = {"data": json.dumps(GOOD), "content_type": "application/json"} if has_body else {}
     error = assert_error(getattr(client, method)(path, headers=headers, **kwargs), 403, "insufficient_scope")
     assert error["details"] == {"required_scope": scope}
+
+
+# issue 23, item 1: pointing a subscription's events at a receiver anew is the same act as choosing them
+ROUTING_CHANGES = [
+    ({"url": "https://attacker.example.net/take"}, "a new url"),
+    ({"url": "https://attacker.example.net/t", "events": ["webhook.ping"]}, "a new url, events it may read"),
+    ({"enabled": True}, "re-enabling"),
+    ({"enabled": True, "description": "mine now"}, "re-enabling among other fields"),
+]
+
+
+@pytest.mark.parametrize("change", [c[0] for c in ROUTING_CHANGES], ids=[c[1] for c in ROUTING_CHANGES])
+def test_scope_gate_at_every_change_of_url_or_enabled(client, load, change):
+    full = _key(load, FAMILIES)
+    sub = create(client, full, events=["*"], enabled=False).get_json()
+    from shop.models import ApiKey
+
+    ApiKey.update(scopes=BASE).execute()  # now a key with only the webhook scopes
+    before = WebhookSubscription.get_by_id(sub["id"]).__data__
+    response = client.patch(f"/api/v1/webhooks/{sub['id']}", json=change, headers=full)
+    if "events" in change:  # events it may read: the url follows them, the gate passes
+        assert response.status_code == 200 and response.get_json()["url"] == change["url"]
+        return
+    error = assert_error(response, 403, "insufficient_scope", "events")
+    created = assert_error(create(client, full, events=["*"]), 403, "insufficient_scope", "events")
+    assert {k: error[k] for k in ("type", "message", "details")} == {
+        k: created[k] for k in ("type", "message", "details")
+    }
+    assert WebhookSubscription.get_by_id(sub["id"]).__data__ == before
+
+
+def test_a_url_or_enabled_repeating_the_current_value_passes_no_gate(client, load):
+    full = _key(load, FAMILIES)
+    sub = create(client, full, events=["*"]).get_json()
+    from shop.models import ApiKey
+
+    ApiKey.update(scopes=BASE).execute()
+    response = client.patch(
+        f"/api/v1/webhooks/{sub['id']}", json={"url": sub["url"], "enabled": True}, headers=full
+    )
+    assert response.status_code == 200
+    disable = client.patch(f"/api/v1/webhooks/{sub['id']}", json={"enabled": False}, headers=full)
+    assert disable.status_code == 200
+
+
+def test_the_http_refusal_names_the_setting_that_allows_it(client, acme):
+    """Issue 23, item 7: a new user learns from the error how a local demo receiver is allowed."""
+    error = assert_error(create(client, acme, url="http://hooks.example.com/x"), 400, "invalid_field", "url")
+    assert "SHOP_WEBHOOK_ALLOW_HTTP" in error["message"]

@@ -138,6 +138,13 @@ POST_CASES = [
     ("/console/conversations/send", {**SEND, "channel": ["sms", "email"]}, 400, "two channels"),
     ("/console/conversations/send", {**SEND, "to": "t" * 321}, 400, "an over-long recipient"),
     ("/console/conversations/send", {**SEND, "content": "c" * 100_001}, 400, "over-long content"),
+    ("/console/conversations/send", {**SEND, "to": "+15555550177"}, 422, "an SMS to a stranger's number"),
+    (
+        "/console/conversations/send",
+        {"channel": "email", "ticket_id": "1001", "content": "Hi", "subject": "Hi\r\nBcc: all@evil.test"},
+        400,
+        "a subject with a line break (SMTP header injection)",
+    ),
     (
         "/console/conversations/send",
         {**SEND, "channel": "email", "to": "someone@else.example"},

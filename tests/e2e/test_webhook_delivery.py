@@ -186,3 +186,58 @@ def test_killing_the_consumer_mid_burst_loses_nothing(client, shop, tmp_path, st
     repeated = [event_id for event_id, count in ids.items() if count > 1]
     assert len(repeated) <= 4  # at most one per worker thread of the killed consumer
     assert WebhookDelivery.select().count() == 200
+
+
+def test_a_key_without_the_read_scopes_cannot_point_old_deliveries_at_itself(
+    client, load, app, monkeypatch, tmp_path, start_consumer
+):
+    """Issue 23, item 1: a key holding only webhooks.read/write may not move a `*` subscription to its
+    own receiver (url or re-enable) and then redeliver or recover what it may not read."""
+    from tests.helpers import ALL_SCOPES
+
+    monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", TRUSTED)
+    webhook_only = {"id": "key_hooks", "token": "sk_test_acme_hooks_0001", "mode": "test"}
+    load(
+        tenant_fixture(
+            "acme",
+            customers=[{"id": 1, "display_name": "Ann", "email": "ann@example.com"}],
+            conversations=[{"id": 10, "customer_id": 1}],
+            api_keys=[
+                {"id": "key_acme", "token": "sk_test_acme_token_0001", "mode": "test", "scopes": ALL_SCOPES},
+                {**webhook_only, "scopes": ["webhooks.read", "webhooks.write"]},
+            ],
+        )
+    )
+    owner_headers = {"Authorization": "Bearer sk_test_acme_token_0001"}
+    hooks_headers = {"Authorization": "Bearer sk_test_acme_hooks_0001"}
+    (tmp_path / "owner").mkdir()
+    (tmp_path / "attacker").mkdir()
+    with WebhookReceiver(tmp_path / "owner") as owner, WebhookReceiver(tmp_path / "attacker") as attacker:
+        bundle = tmp_path / "both-cas.pem"  # the consumer could reach either receiver
+        bundle.write_text(open(owner.ca_path).read() + open(attacker.ca_path).read())
+        monkeypatch.setitem(app.config, "WEBHOOK_CA_BUNDLE", str(bundle))
+        sub = subscribe(client, owner_headers, owner)
+        start_consumer(**consumer_env(owner, SHOP_WEBHOOK_CA_BUNDLE=str(bundle)))
+        inbound("Private: my door code is 4321")
+        wait_until(lambda: len(owner.events()) == 1)
+        path = f"/api/v1/webhooks/{sub['id']}"
+        moves = [
+            client.patch(path, json={"url": attacker.hook_url()}, headers=hooks_headers),
+            client.patch(path, json={"enabled": False}, headers=hooks_headers),
+            client.patch(path, json={"url": attacker.hook_url(), "enabled": True}, headers=hooks_headers),
+            client.patch(path, json={"enabled": True}, headers=hooks_headers),
+        ]
+        client.patch(path, json={"enabled": True}, headers=owner_headers)
+        delivery = WebhookDelivery.get()
+        redeliver = client.post(f"{path}/deliveries/{delivery.id}/redeliver", headers=hooks_headers)
+        assert redeliver.status_code == 202
+        recover = {"since": "2020-01-01T00:00:00Z", "statuses": ["delivered"]}
+        headers = {**hooks_headers, "Idempotency-Key": "recover-all-0001"}
+        assert client.post(f"{path}/recover", json=recover, headers=headers).status_code == 202
+        wait_until(lambda: len(owner.events()) + len(attacker.events()) >= 2, timeout=30)
+        assert attacker.events() == []
+        wait_until(lambda: len(owner.events()) == 3, timeout=30)  # the redelivery and the recovery
+        assert attacker.events() == []
+    assert [response.status_code for response in moves] == [403, 200, 403, 403]
+    assert moves[0].get_json()["error"]["code"] == "insufficient_scope"
+    assert WebhookSubscription.get_by_id(sub["id"]).url == owner.hook_url()

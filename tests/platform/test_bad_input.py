@@ -331,3 +331,45 @@ def test_a_proper_surrogate_pair_is_fine(client, acme):
         headers=acme,
     )
     assert response.status_code == 201 and response.get_json()["display_name"] == "\U0001f600"
+
+
+# issue 23, item 9: an unknown query parameter is refused on every route, derived from its query schema
+UNKNOWN_QUERIES = [
+    ("/api/v1/notifications?read=false", "read", "a filter the list does not have"),
+    ("/api/v1/webhooks?staus=dead", "staus", "a misspelt filter"),
+    ("/api/v1/messages?limit=5&sort=asc", "sort", "beside a known one"),
+    ("/api/v1/me?verbose=1", "verbose", "on a route that takes no query"),
+    ("/api/v1/appointments?page[]=2", "page", "bracketed"),
+    ("/api/v1/webhooks/event_types?x=1", "x", "on a static path"),
+]
+
+
+@pytest.mark.parametrize("url, name", [c[:2] for c in UNKNOWN_QUERIES], ids=[c[2] for c in UNKNOWN_QUERIES])
+def test_an_unknown_query_parameter_is_400_invalid_query_naming_it(client, acme, url, name):
+    from tests.helpers import assert_error
+
+    error = assert_error(client.get(url, headers=acme), 400, "invalid_query", name)
+    assert name in error["message"]
+
+
+def test_the_usage_endpoint_ignores_what_it_cannot_read_as_the_spec_says(client, acme):
+    assert client.get("/api/v1/usage?window_days=abc&colour=blue", headers=acme).status_code == 200
+
+
+def test_every_keyed_route_is_held_to_the_rule(app):
+    """A route another module adds inherits the rule from the Blueprint: none is left out."""
+    from shop.platform.smorest import Blueprint
+
+    unchecked = []
+    for rule in app.url_map.iter_rules():
+        func = app.view_functions[rule.endpoint]
+        view_class = getattr(func, "view_class", None)
+        views = (
+            [getattr(view_class, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}]
+            if view_class
+            else [func]
+        )
+        blueprint = app.blueprints.get(rule.endpoint.split(".")[0])
+        if isinstance(blueprint, Blueprint):
+            unchecked += [rule.rule for view in views if not getattr(view, "_query_checked", False)]
+    assert unchecked == []

@@ -156,3 +156,35 @@ def test_the_multiprocess_directory_defaults_to_the_instance_folder(app, metrics
     folder = metrics.directory(app.config)
     assert folder.parent.samefile(app.instance_path) and folder.name == "metrics"
     assert any(folder.glob("counter_*.db"))
+
+
+@pytest.fixture
+def fresh_tally(app, monkeypatch):
+    """A limit of 3 failures a minute, this process's view of blocked addresses new, one clock minute."""
+    from shop.platform import auth
+    from shop.platform.auth_failures import BlockedAddresses
+
+    monkeypatch.setattr(auth, "blocked_addresses", BlockedAddresses())
+    monkeypatch.setitem(app.config, "AUTH_FAILURES_PER_MINUTE", 3)
+    if 60 - clock.timestamp() % 60 < 5:  # keep the whole test inside one clock minute
+        clock.advance(6)
+
+
+def test_wrong_tokens_count_as_failed_authentications_of_the_address(client, metrics_on, shop, fresh_tally):
+    """Issue 23, item 4: the metrics token cannot be guessed without end."""
+    wrong = {"Authorization": "Bearer guess-0001"}
+    assert [client.get("/metrics", headers=wrong).status_code for _ in range(3)] == [401, 401, 401]
+    right = {"Authorization": f"Bearer {TOKEN}"}
+    response = client.get("/metrics", headers=right)
+    assert_error(response, 429, "rate_limited")
+    assert 1 <= int(response.headers["Retry-After"]) <= 61
+    assert client.get("/api/v1/me", headers=shop).status_code == 429  # one tally per address
+    other = {"REMOTE_ADDR": "127.0.0.2"}
+    assert client.get("/metrics", headers=right, environ_base=other).status_code == 200
+
+
+def test_bad_api_keys_and_wrong_metrics_tokens_share_the_tally(client, metrics_on, shop, fresh_tally):
+    client.get("/api/v1/me", headers=auth_headers("sk_test_wrong"))
+    client.get("/api/v1/me", headers=auth_headers("sk_test_wrong"))
+    assert client.get("/metrics", headers={"Authorization": "Bearer guess"}).status_code == 401
+    assert client.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 429

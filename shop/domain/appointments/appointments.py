@@ -196,6 +196,15 @@ def _booked_service(tenant_id: str, body: dict, fields: dict):
                 param="service_id",
             )
         fields.update(service_id=body["service_id"], **service_buffers(service))
+    if body.get("tech_id") is not None:  # a tech of the roster, as the slots query knows them
+        booking, _ = booking_of(tenant_id)
+        if booking is None or booking.tech(body["tech_id"]) is None:
+            raise ApiError(
+                400,
+                "invalid_field",
+                f"No tech {body['tech_id']!r} on the booking settings' roster.",
+                param="tech_id",
+            )
     return None
 
 

@@ -5,6 +5,8 @@ import re
 from datetime import timedelta
 from typing import NamedTuple
 
+from peewee import fn
+
 from shop import clock, queue
 from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
@@ -17,6 +19,9 @@ TEXT_FIELD = {"sms": "content", "email": "body"}  # the field each channel names
 DEFAULT_SEND_RATE_PER_MINUTE = 30
 PHONE = re.compile(r"^\+[1-9][0-9]{7,14}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# C0 and C1 controls, DEL and the Unicode line and paragraph separators: in a header each is a line
+# break or worse (a CR/LF would start a header of its own: SMTP header injection)
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def normalise_address(channel: str, address: str) -> str:
@@ -113,9 +118,36 @@ def _screen(tenant_id: str, channel: str, address: str, customer: Customer | Non
         raise ApiError(422, "send_failed", f"Invalid contact: {channel} address is not deliverable.")
     if run_sql(SUPPRESSED_SQL, {"tenant": tenant_id, "channel": channel, "address": normal}):
         raise ApiError(422, "send_failed", f"The recipient is on the {channel} suppression list.")
-    if channel == "sms" and (customer is None or not customer.sms_consent):
-        raise ApiError(422, "send_failed", "The customer has not consented to SMS.")
+    if channel == "sms":
+        _check_sms_consent(tenant_id, normal, customer)
     return normal
+
+
+def _check_sms_consent(tenant_id: str, normal: str, ticket_customer: Customer | None) -> None:
+    """An SMS goes only to a phone of one of the tenant's customers who consented to SMS (the
+    ticket's customer or another): else a consenting customer's ticket could text anyone."""
+    if (
+        ticket_customer is not None
+        and ticket_customer.sms_consent
+        and normalise_address("sms", ticket_customer.phone or "") == normal
+    ):
+        return  # the common case, without a query
+    consents = [row.sms_consent for row in customers_with_phone(tenant_id, normal)]
+    if not consents:
+        raise ApiError(
+            422, "send_failed", "Unknown recipient: to is not the phone of one of this shop's customers."
+        )
+    if not any(consents):
+        raise ApiError(422, "send_failed", "The customer has not consented to SMS.")
+
+
+def customers_with_phone(tenant_id: str, normal: str):
+    """The tenant's customers whose phone, in its compared form, is `normal` (a phone is stored as
+    typed: spaces, dashes, dots and brackets are dropped in SQL as normalise_address drops them)."""
+    compared = Customer.phone
+    for mark in (" ", "-", ".", "(", ")"):
+        compared = fn.REPLACE(compared, mark, "")
+    return Customer.for_tenant(tenant_id).where(compared == normal)
 
 
 def _check_send_rate(tenant: Tenant) -> None:
@@ -142,10 +174,24 @@ def _check_send_rate(tenant: Tenant) -> None:
     )
 
 
+def check_subject(subject: str | None) -> None:
+    """400 invalid_field on `subject` if a given subject holds a line break or control character."""
+    if subject is not None and CONTROL_CHARACTERS.search(subject):
+        raise ApiError(
+            400,
+            "invalid_field",
+            "subject may not contain line breaks or other control characters.",
+            param="subject",
+        )
+
+
 def _subject(body: dict, ticket: Ticket) -> str:
+    """The given subject (checked), else one derived from the ticket with control characters
+    replaced by spaces (a ticket's subject comes from many faces; a header must stay one line)."""
     if body.get("subject"):
         return body["subject"]
-    return f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
+    derived = f"Ticket #{ticket.id}: {ticket.subject}" if ticket.subject else f"Ticket #{ticket.id}"
+    return " ".join(CONTROL_CHARACTERS.sub(" ", derived).split())
 
 
 def sender_for(channel: str, config, tenant_id: str | None = None) -> str | None:
@@ -186,6 +232,7 @@ def send_message(tenant: Tenant, body: dict, sender: str | None) -> Sent:
     channel = body["channel"]
     if channel == "sms" and body.get("subject") is not None:
         raise ApiError(400, "invalid_field", "subject applies to email messages only.", param="subject")
+    check_subject(body.get("subject"))
     text = message_text(channel, body)
     with write_transaction():
         ticket, customer = _ticket_and_customer(tenant.id, body["ticket_id"])

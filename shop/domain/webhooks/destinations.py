@@ -202,7 +202,13 @@ def screen_url(url, allow_http: bool = False, trusted_networks=()) -> str:
     schemes = ("https", "http") if allow_http else ("https",)
     if parts.scheme.lower() not in schemes:
         allowed = "https or http" if allow_http else "https"
-        raise UrlRejected(f"url: must be an absolute URL with the {allowed} scheme.")
+        # a local demo's plain-http receiver is allowed by its operator: say which setting does it
+        hint = (
+            " (plain http only where the operator sets SHOP_WEBHOOK_ALLOW_HTTP=1, for local demos)"
+            if parts.scheme.lower() == "http"
+            else ""
+        )
+        raise UrlRejected(f"url: must be an absolute URL with the {allowed} scheme{hint}.")
     if "@" in parts.netloc:
         raise UrlRejected("url: must not contain credentials (user:password@).")
     host = (parts.hostname or "").rstrip(".")

@@ -92,6 +92,14 @@ def check_event_scopes(key_scopes: list[str], events: list[str]) -> None:
         )
 
 
+def routes_events_anew(changed: dict) -> bool:
+    """Whether a change points the subscription's events at a receiver anew: a new `url` or
+    `enabled: true`. Either is the same act as choosing the events (docs/decisions.md, issue 23), so
+    it passes the same scope gate; otherwise a key could re-point a `*` subscription at itself and
+    redeliver or recover what it may not read."""
+    return "url" in changed or changed.get("enabled") is True
+
+
 def live_subscriptions(tenant_id: str):
     """The tenant's subscriptions that have not been deleted."""
     return WebhookSubscription.for_tenant(tenant_id).where(WebhookSubscription.deleted_at.is_null())
@@ -146,7 +154,8 @@ def list_subscriptions(tenant_id: str, limit: int, cursor: str | None) -> dict:
 def update_subscription(
     tenant_id: str, key_scopes: list[str], subscription_id: str, changes: dict
 ) -> WebhookSubscription:
-    """Change the fields given; a new `events` passes the scope gate, disabling dead-letters."""
+    """Change the fields given; new `events`, a new `url` and `enabled: true` pass the scope gate of
+    the events the subscription will have; disabling dead-letters."""
     if "url" in changes:
         changes["url"] = check_url(changes["url"])
     with write_transaction():
@@ -156,6 +165,8 @@ def update_subscription(
         changed = {name: value for name, value in changes.items() if getattr(sub, name) != value}
         if not changed:
             return sub
+        if routes_events_anew(changed):
+            check_event_scopes(key_scopes, changed.get("events", sub.events))
         if changed.get("enabled") is False:
             dead_letter(sub)
         if changed.get("enabled") is True:
