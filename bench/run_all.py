@@ -27,6 +27,9 @@ BENCHMARKS = (
     ("webhooks.py", ["--count", "1000"], 300),
     ("records.py", [], 600),
     ("payments.py", ["--calls", "300"], 300),
+    ("reminders.py", ["--count", "200", "--rounds", "2"], 600),
+    ("calendar_feed.py", ["--fresh", "10", "--cached", "200"], 300),
+    ("inbound.py", ["--count", "500", "--emails", "100"], 300),
     ("backends.py", ["--rounds", "1"], 900),
 )
 
