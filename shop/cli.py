@@ -395,16 +395,26 @@ def rotate_secret_key(retire_previous: bool) -> None:
 @shop.command("demo")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True)
-def demo(host: str, port: int) -> None:
+@click.option(
+    "--local-webhooks",
+    is_flag=True,
+    help="Deliver webhooks to receivers on this machine too: trust 127.0.0.0/8 and accept http:// "
+    "subscription URLs (for a local demo only; docs/webhooks.md).",
+)
+def demo(host: str, port: int, local_webhooks: bool) -> None:
     """Initialise the database, load the demo shop, then serve the API and a consumer."""
     models.create_tables()
     if Tenant.get_or_none(Tenant.id == DEMO_TENANT) is None:
         document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
         load_fixture(document)
-    click.echo(demo_help(host, port))
     env = dict(
         os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_INSTANCE_PATH=current_app.instance_path
     )
+    if local_webhooks:  # the API screens a URL at create, the consumer before each attempt: both
+        settings = _local_webhook_settings(current_app.config.get("WEBHOOK_TRUSTED_NETWORKS"))
+        current_app.config.update(WEBHOOK_ALLOW_HTTP=True, WEBHOOK_TRUSTED_NETWORKS=settings)
+        env.update(SHOP_WEBHOOK_ALLOW_HTTP="1", SHOP_WEBHOOK_TRUSTED_NETWORKS=settings)
+    click.echo(demo_help(host, port))
     consumer = subprocess.Popen([sys.executable, "-m", "tasks"], env=env)
     # a plain kill of the demo must take its consumer along, as Ctrl-C does
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -413,6 +423,36 @@ def demo(host: str, port: int) -> None:
     finally:
         consumer.terminate()
         consumer.wait(timeout=10)
+
+
+LOOPBACK = "127.0.0.0/8"
+
+
+def _networks(trusted) -> list[str]:
+    """SHOP_WEBHOOK_TRUSTED_NETWORKS as a list of CIDR strings (given as a comma list or a list)."""
+    given = trusted if isinstance(trusted, list | tuple) else str(trusted or "").split(",")
+    return [str(network).strip() for network in given if str(network).strip()]
+
+
+def _local_webhook_settings(trusted) -> str:
+    """The operator's trusted networks with the loopback range added (a comma list)."""
+    networks = _networks(trusted)
+    return ",".join(networks if LOOPBACK in networks else [*networks, LOOPBACK])
+
+
+def _webhook_line() -> str:
+    """What the demo says of webhook destinations: local receivers allowed, or how to allow them."""
+    from shop.domain.webhooks.destinations import is_flag_on
+
+    config = current_app.config
+    if is_flag_on(config.get("WEBHOOK_ALLOW_HTTP")) and LOOPBACK in _networks(
+        config.get("WEBHOOK_TRUSTED_NETWORKS")
+    ):
+        return "Webhooks: receivers on this machine are allowed (127.0.0.0/8 trusted, http:// accepted)."
+    return (
+        "Webhooks: public https:// receivers only; restart with --local-webhooks to deliver to a "
+        "receiver on this machine (http://127.0.0.1:PORT/...)."
+    )
 
 
 DEMO_READS = (
@@ -462,6 +502,7 @@ def demo_help(host: str, port: int) -> str:
         f"Console: http://{host}:{port}/console/sign-in as an owner "
         f"({DEMO_OWNER[0]}, password {DEMO_OWNER[1]}) or staff ({DEMO_STAFF[0]}, password {DEMO_STAFF[1]})",
         f"Online booking page: http://{host}:{port}/book/{DEMO_TENANT}",
+        _webhook_line(),
         "Read:",
         f"  curl -s {base}/health",
     ]
