@@ -1,9 +1,11 @@
 """The Repair-Shop Service: create_app() builds the Flask app on one SQLite file."""
 
+import os
+
 from flask import Flask, g
 from flask.sessions import SessionInterface
 
-from shop.config import check_settings, load_config
+from shop.config import check_settings, is_postgres, load_config
 from shop.queue import setup as set_up_queue
 
 
@@ -35,7 +37,7 @@ class NoSessions(SessionInterface):
         return None
 
 
-def _check_schema(app: Flask) -> None:
+def _check_schema(app: Flask, new_file: bool) -> None:
     """Create an empty database at the current schema version; refuse one at another version.
 
     Serving (gunicorn, a script) fails to start with the error naming the migrate command. For a
@@ -50,6 +52,8 @@ def _check_schema(app: Flask) -> None:
 
     try:
         models.create_tables()
+        if new_file:  # a command that needs the shop's data refuses this one (shop.cli)
+            app.extensions["shop.new_database"] = app.config["DATABASE"]
     except SchemaOutOfDate as error:
         if click.get_current_context(silent=True) is None:
             raise
@@ -91,6 +95,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.session_interface = NoSessions()
     # a doubled slash is an unknown route (the JSON 404), not werkzeug's HTML 308 to the merged path
     app.url_map.merge_slashes = False
+    database = app.config["DATABASE"]
+    new_file = not is_postgres(database) and not os.path.exists(database)  # before anything opens it
     set_up_queue(app.config)  # the database and the job queue, on the one file
 
     from shop import cli, console, feeds, inbound, portal
@@ -98,7 +104,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     from shop.platform import logs, metrics, pipeline, proxies, request_log
     from shop.platform.smorest import Api
 
-    _check_schema(app)
+    _check_schema(app, new_file)
     _check_secret_key(app)
     api = Api(app)
     app.extensions["shop.api"] = api

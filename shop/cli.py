@@ -3,6 +3,7 @@ activity, rotate-secret-key."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,19 +30,48 @@ from shop.platform.errors import ApiError
 SCHEMA_COMMANDS = ("init-db", "migrate", "backup", "restore")
 # the commands that serve or deliver: they refuse a key that does not open the stored secrets
 SERVING_COMMANDS = ("worker", "demo")
+# the commands that may make a new database; every other one needs the shop's existing data
+CREATING_COMMANDS = ("init-db", "migrate", "load", "demo", "restore")
 
 
 @click.pass_context
 def _refuse_an_old_schema(ctx: click.Context) -> None:
-    """Run no command but the schema's own on a database the app refused (shop.create_app)."""
-    if ctx.invoked_subcommand in SCHEMA_COMMANDS or ctx.resilient_parsing:
+    """Run no command but the schema's own on a database the app refused (shop.create_app), and
+    none that needs the shop's data on a database this very start made (the wrong folder)."""
+    if ctx.resilient_parsing:
         return
     app = ctx.ensure_object(ScriptInfo).load_app()
+    new_database = app.extensions.get("shop.new_database")
+    if new_database and ctx.invoked_subcommand not in CREATING_COMMANDS:
+        _remove_new_database(app, new_database)
+        raise click.ClickException(
+            f"No shop database at {new_database}: `{ctx.invoked_subcommand}` works on an existing one. "
+            "Run it in the folder whose ./instance holds the shop, or set SHOP_INSTANCE_PATH (or "
+            "SHOP_DATABASE); `flask --app shop shop init-db` or `demo` makes a new one."
+        )
+    if ctx.invoked_subcommand in SCHEMA_COMMANDS:
+        return
     problem = app.extensions.get("shop.schema_problem")
     if not problem and ctx.invoked_subcommand in SERVING_COMMANDS:
         problem = app.extensions.get("shop.secret_problem")
     if problem:
         raise click.ClickException(problem)
+
+
+def _remove_new_database(app, path: str) -> None:
+    """Take back what this start made: the new SQLite file (and its -wal, -shm and writer lock
+    files), and the instance folder with its new secret key where this process created the folder."""
+    from shop.config import CREATED_FOLDERS
+    from shop.db import db
+    from shop.queue import huey
+
+    huey.storage.close()
+    db.close()
+    for suffix in ("", "-wal", "-shm", "-writers"):
+        Path(path + suffix).unlink(missing_ok=True)
+    folder = Path(app.instance_path).resolve()
+    if folder in CREATED_FOLDERS:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 shop = AppGroup("shop", help="Repair-Shop Service commands.", callback=_refuse_an_old_schema)
@@ -88,6 +118,9 @@ def migrate() -> None:
         models.create_tables()  # the queue's tables, when missing
     except migrations.MigrationError as error:
         raise click.ClickException(f"migration failed, the failed step was rolled back: {error}") from None
+    if current_app.extensions.get("shop.new_database"):  # made by this start, at the current version
+        result["created"] = True
+        progress(f"created a new database at the current version ({result['to_version']}): it is current")
     _print_json({"database": current_app.config["DATABASE"], **result})
 
 
@@ -401,12 +434,20 @@ def rotate_secret_key(retire_previous: bool) -> None:
     help="Deliver webhooks to receivers on this machine too: trust 127.0.0.0/8 and accept http:// "
     "subscription URLs (for a local demo only; docs/webhooks.md).",
 )
-def demo(host: str, port: int, local_webhooks: bool) -> None:
+@click.option("--reset", is_flag=True, help="Delete every row first and load the demo shop afresh.")
+def demo(host: str, port: int, local_webhooks: bool, reset: bool) -> None:
     """Initialise the database, load the demo shop, then serve the API and a consumer."""
     models.create_tables()
+    if reset:
+        models.empty_tables()
     if Tenant.get_or_none(Tenant.id == DEMO_TENANT) is None:
         document = json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text())
         load_fixture(document)
+    else:
+        click.echo(
+            f"Kept the data already in {current_app.config['DATABASE']} (the demo shop as you left it); "
+            "`demo --reset` starts over from the bundled demo shop."
+        )
     env = dict(
         os.environ, SHOP_DATABASE=current_app.config["DATABASE"], SHOP_INSTANCE_PATH=current_app.instance_path
     )

@@ -92,6 +92,10 @@ class ConfigError(ValueError):
     """A setting with a value the service cannot run with; the message names the setting."""
 
 
+# instance folders this process created (a command that may not invent a database removes them)
+CREATED_FOLDERS: set[Path] = set()
+
+
 def instance_path() -> Path:
     """The instance folder: SHOP_INSTANCE_PATH, or ./instance of the working directory."""
     # never beside the package: an installed copy would write its database into site-packages
@@ -100,6 +104,7 @@ def instance_path() -> Path:
     if not path.exists():  # it holds the database and the secret key: the service user's alone
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.chmod(0o700)  # whatever the umask
+        CREATED_FOLDERS.add(path)
     return path
 
 

@@ -49,6 +49,21 @@ ALL_MODELS = (
 __all__ = [m.__name__ for m in ALL_MODELS] + ["ALL_MODELS"]
 
 
+def empty_tables() -> None:
+    """Delete every row of the app's tables and the job queue's (`shop demo --reset`)."""
+    from shop.db import db, on_postgres, write_transaction
+    from shop.queue import huey
+
+    if on_postgres():
+        tables = ", ".join(f'"{model._meta.table_name}"' for model in ALL_MODELS)
+        db.execute_sql(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+    else:
+        with write_transaction():
+            for model in reversed(ALL_MODELS):
+                model.delete().execute()
+    huey.flush()
+
+
 def create_tables() -> None:
     """Create a new (empty) database at the current schema version, or check that it is at it.
 
