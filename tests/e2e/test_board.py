@@ -72,6 +72,11 @@ def test_a_teammate_creates_a_customer_and_a_ticket_and_drags_it_across_the_boar
     assert ticket.customer_id == Customer.get().id and ticket.status == "New"
     assert_accessible(console, "ticket panel")
     console.open("/console/leads")
+    assert_accessible(console, "leads (empty)")
+    fill(console, "name", "Cy Park")
+    fill(console, "source", "phone_call")
+    console.click("form.record-form button[type=submit]")
+    wait_until(lambda: console.driver.find_elements(By.CSS_SELECTOR, "tr[id^=lead-]"), timeout=20)
     assert_accessible(console, "leads")
     console.open("/console/board")
     console.wait_for_heading("Queue board")

@@ -153,7 +153,7 @@ def _panel(found, status: int = 200, errors: dict | None = None, values=None, no
         created=front_office.human(found.created_at),
         due_input=front_office.local_input(found.due_at),
         statuses=tickets.ticket_statuses(g.tenant.id),
-        customers=front_office.customers(g.tenant.id),
+        customers=_with(front_office.customers(g.tenant.id), found.customer if found.customer_id else None),
         teammates=front_office.teammates(g.tenant.id),
         priorities=TICKET_PRIORITIES,
         timeline=front_office.timeline(g.tenant.id, found),
@@ -163,6 +163,14 @@ def _panel(found, status: int = 200, errors: dict | None = None, values=None, no
         values=values,
         notice=notice,
     )
+
+
+def _with(offered: list, current) -> list:
+    """The customers a select offers, with the ticket's own even beyond the list's limit (an edit
+    must not clear it unasked)."""
+    if current is not None and all(c.id != current.id for c in offered):
+        return [current, *offered]
+    return offered
 
 
 @bp.route("/tickets/<ticket_id>/status", methods=["POST"])
