@@ -362,3 +362,15 @@ def test_an_owner_sees_the_same_pages(client, shop):
         "/console/leads",
     ):
         assert_page(client.get(path), 200)
+
+
+def test_a_read_only_key_sees_the_board_without_forms_and_is_refused_the_moves(client, load):
+    load(tenant_fixture("acme", scopes=["tickets.read", "customers.read", "leads.read"], **ACME))
+    token = sign_in(client, "sk_test_acme_token_0001")
+    html = page_text(client.get("/console/board"))
+    assert 'id="ticket-1001"' in html and "board/move" not in html and 'draggable="true"' not in html
+    assert "<form" not in page_text(client.get("/console/leads")).split("</header>")[1]
+    before = snapshot()
+    for path, form in FORMS:
+        assert_page(client.post(path, data={**form, "csrf_token": token}), 403)
+    assert snapshot() == before
