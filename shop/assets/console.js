@@ -37,4 +37,41 @@ document.addEventListener("DOMContentLoaded", function () {
       selection.addRange(range);
     });
   });
+  // the queue board: a card dropped on another column posts its own Move form with that status
+  // (the form works without this; keyboards use the select and the button)
+  var dragged = null;
+  document.querySelectorAll(".ticket-card[draggable=true]").forEach(function (card) {
+    card.addEventListener("dragstart", function (event) {
+      dragged = card;
+      card.classList.add("dragging");
+      event.dataTransfer.effectAllowed = "move";
+      event.dataTransfer.setData("text/plain", card.getAttribute("data-ticket"));
+    });
+    card.addEventListener("dragend", function () {
+      card.classList.remove("dragging");
+      dragged = null;
+    });
+  });
+  document.querySelectorAll(".board .column[data-status]").forEach(function (column) {
+    column.addEventListener("dragover", function (event) {
+      if (!dragged) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "move";
+      column.classList.add("drop-target");
+    });
+    column.addEventListener("dragleave", function (event) {
+      if (!column.contains(event.relatedTarget)) column.classList.remove("drop-target");
+    });
+    column.addEventListener("drop", function (event) {
+      event.preventDefault();
+      column.classList.remove("drop-target");
+      if (!dragged || column.contains(dragged)) return;
+      var form = dragged.querySelector("form.move");
+      var select = form.querySelector("select[name=status]");
+      select.value = column.getAttribute("data-status");
+      var list = column.querySelector(".cards");
+      if (list) list.appendChild(dragged);
+      form.submit();
+    });
+  });
 });

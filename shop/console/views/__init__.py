@@ -9,9 +9,11 @@ see it in the navigation.
 """
 
 from shop.console.views import (
+    board,
     calendar,
     calendar_feeds,
     conversations,
+    customers,
     inbox,
     overview,
     session,
@@ -19,4 +21,15 @@ from shop.console.views import (
     webhooks,
 )
 
-MODULES = (session, overview, webhooks, inbox, calendar, calendar_feeds, conversations, teammates)
+MODULES = (
+    session,
+    overview,
+    webhooks,
+    inbox,
+    calendar,
+    calendar_feeds,
+    conversations,
+    teammates,
+    board,
+    customers,
+)
