@@ -10,6 +10,7 @@ from flask import current_app, make_response, redirect, render_template, request
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from schemas.appointments import AppointmentCreateSchema, SlotHoldCreateSchema
+from shop.domain import actor
 from shop.domain.appointments import appointments as appointment_rules
 from shop.domain.appointments.holds import HOLD_ID, create_hold, release_hold
 from shop.domain.appointments.slots import Booking, booking_of, list_slots, local_today
@@ -136,7 +137,7 @@ def details_post(tenant_id: str, hold_id: str):
     except ma.ValidationError as error:
         return _details_page(shop, held, typed, _field_errors(error, {k: k for k in DETAILS}), 400)
     try:
-        booked = appointment_rules.create_appointment(shop.tenant.id, loaded, source=SOURCE)
+        booked = appointment_rules.create_appointment(shop.tenant.id, loaded, actor.customer(SOURCE))
     except ApiError as error:
         if error.status >= 500:
             raise
