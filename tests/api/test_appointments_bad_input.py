@@ -218,7 +218,7 @@ CREATE = [
     ),
     bad("a ticket id of zero", "post", "", {**NEW, "ticket_id": 0}, 400, "invalid_field", "ticket_id"),
     bad("a hidden ticket", "post", "", {**NEW, "ticket_id": "1003"}, 404, "not_found", "ticket_id"),
-    bad("an unknown field", "post", "", {**NEW, "tech_id": "alex"}, 400, "invalid_field", "tech_id"),
+    bad("an unknown field", "post", "", {**NEW, "technician": "alex"}, 400, "invalid_field", "technician"),
     bad(
         "a name as a list",
         "post",
