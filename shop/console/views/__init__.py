@@ -13,10 +13,11 @@ from shop.console.views import (
     calendar_feeds,
     conversations,
     inbox,
+    money,
     overview,
     session,
     teammates,
     webhooks,
 )
 
-MODULES = (session, overview, webhooks, inbox, calendar, calendar_feeds, conversations, teammates)
+MODULES = (session, overview, webhooks, inbox, calendar, calendar_feeds, conversations, teammates, money)
