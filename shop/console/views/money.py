@@ -88,9 +88,11 @@ def _line_items(errors: dict, typed: dict) -> list[dict]:
 
 
 def _ticket(errors: dict) -> int | None:
+    if "".join(request.form.getlist("ticket_id")).strip() == "":
+        errors["ticket_id"] = "Which ticket is it for? Type its number."
+        return None
     text = _field("ticket_id", 20, errors, required=True)
     if text is None:
-        errors.setdefault("ticket_id", "Which ticket is it for? Type its number.")
         return None
     try:
         return parse_id(text.lstrip("#"), param="ticket_id")
@@ -106,15 +108,16 @@ def _currency(errors: dict) -> str:
     return value
 
 
-def _refused(error: ApiError, errors: dict, default: str) -> dict:
-    """A domain refusal beside the field it names (the ticket, an amount), else over the form."""
+def _refused(error: ApiError, errors: dict, default: str) -> int:
+    """A domain refusal beside the field it names (the ticket, an amount), else over the form; the
+    page's status is the refusal's (404 unknown ticket, 422 not possible now)."""
     if error.status >= 500:
         raise error
     field = {"ticket_id": "ticket_id", "customer_id": "ticket_id", "amount": "amount"}.get(
         error.param or "", default
     )
     errors[field] = error.message
-    return errors
+    return error.status
 
 
 def _tenant_id() -> str:
@@ -147,16 +150,17 @@ def estimate_create():
     errors, typed = {}, {"ticket_id": request.form.get("ticket_id", "")[:40]}
     ticket_id, currency, items = _ticket(errors), _currency(errors), _line_items(errors, typed)
     typed["currency"] = currency
+    status = 400
     if not errors:
         try:
             made = estimates.draft_estimate(
                 _tenant_id(), g.actor, {"ticket_id": ticket_id, "line_items": items, "currency": currency}
             )
         except ApiError as error:
-            _refused(error, errors, "lines")
+            status = _refused(error, errors, "lines")
         else:
             return redirect(url_for("console.estimate", estimate_id=made.id), 303)
-    return _document_form("estimate", typed, errors, 400)
+    return _document_form("estimate", typed, errors, status)
 
 
 @bp.route("/estimates/<estimate_id>", methods=["GET"], endpoint="estimate")
@@ -219,16 +223,17 @@ def invoice_create():
     errors, typed = {}, {"ticket_id": request.form.get("ticket_id", "")[:40]}
     ticket_id, currency, items = _ticket(errors), _currency(errors), _line_items(errors, typed)
     typed["currency"] = currency
+    status = 400
     if not errors:
         try:
             made = invoices.draft_invoice(
                 _tenant_id(), g.actor, {"ticket_id": ticket_id, "line_items": items, "currency": currency}
             )
         except ApiError as error:
-            _refused(error, errors, "lines")
+            status = _refused(error, errors, "lines")
         else:
             return redirect(url_for("console.invoice", invoice_id=made.id), 303)
-    return _document_form("invoice", typed, errors, 400)
+    return _document_form("invoice", typed, errors, status)
 
 
 @bp.route("/invoices/<invoice_id>", methods=["GET"], endpoint="invoice")
@@ -260,17 +265,18 @@ def invoice_pay(invoice_id: str):
         {"method": request.form.get("method", "")[:20], "amount": request.form.get("amount", "")[:20]},
     )
     method = _field("method", 20, errors, required=True)
-    if method not in METHODS:
+    if "method" not in errors and method not in METHODS:
         errors["method"] = "Choose how the customer paid."
     amount = _amount("amount", errors)
+    status = 400
     if not errors:
         try:
             invoices.take_payment(_tenant_id(), g.actor, number, {"amount": amount, "method": method})
         except ApiError as error:
-            _refused(error, errors, "amount")
+            status = _refused(error, errors, "amount")
         else:
             return _invoice_page(number, {}, {}, 200, notice=f"Payment of {typed['amount']} recorded.")
-    return _invoice_page(number, {"pay": typed}, {"pay": errors}, 400)
+    return _invoice_page(number, {"pay": typed}, {"pay": errors}, status)
 
 
 @bp.route("/invoices/<invoice_id>/refunds", methods=["POST"], endpoint="invoice_refund")
@@ -294,14 +300,15 @@ def invoice_refund(invoice_id: str):
     amount = _amount("amount", errors, required=False)
     reason = _field("reason", REASON_MAX, errors)
     typed["reason"] = reason or ""
+    status = 400
     if not errors:
         try:
             invoices.refund_payment_by_id(_tenant_id(), g.actor, payment.id, amount, reason)
         except ApiError as error:
-            _refused(error, errors, "amount")
+            status = _refused(error, errors, "amount")
         else:
             return _invoice_page(number, {}, {}, 200, notice="Refund recorded.")
-    return _invoice_page(number, {"refund": typed}, {"refund": errors}, 400)
+    return _invoice_page(number, {"refund": typed}, {"refund": errors}, status)
 
 
 @bp.route("/invoices/<invoice_id>/void", methods=["POST"], endpoint="invoice_void")
@@ -312,21 +319,23 @@ def invoice_void(invoice_id: str):
     invoices.get_invoice_or_404(_tenant_id(), number)
     errors = {}
     reason = _field("reason", REASON_MAX, errors)
+    status = 400
     if not errors:
         try:
             invoices.void_invoice_by_id(_tenant_id(), g.actor, number, reason)
         except ApiError as error:
-            _refused(error, errors, "reason")
+            status = _refused(error, errors, "reason")
         else:
             return _invoice_page(number, {}, {}, 200, notice="Invoice voided.")
-    return _invoice_page(number, {"void": {"reason": reason or ""}}, {"void": errors}, 400)
+    return _invoice_page(number, {"void": {"reason": reason or ""}}, {"void": errors}, status)
 
 
 def _amount(name: str, errors: dict, required: bool = True) -> int | None:
-    text = _field(name, 20, errors, required=required)
+    if required and "".join(request.form.getlist(name)).strip() == "":
+        errors[name] = "Type the amount, such as 45.00."
+        return None
+    text = _field(name, 20, errors)
     if text is None:
-        if required and name not in errors:
-            errors[name] = "Type the amount, such as 45.00."
         return None
     amount = cents(text) if text.isascii() else None
     if amount is None or not 1 <= amount <= 2_147_483_647:
