@@ -4,16 +4,18 @@ window and approves it; axe-core finds nothing serious on any page (SQLite only:
 depend on the backend; the test-client tests cover both)."""
 
 import time
+from email import message_from_bytes
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from shop.models import Estimate, Event, Message
+from shop.models import Estimate, Event
 from tests.helpers.axe import axe_violations
 from tests.helpers.browser import ConsoleServer
 from tests.helpers.console import STAFF
 from tests.helpers.money import acme_fixture
 from tests.helpers.processes import wait_until
+from tests.helpers.receivers import SmtpSink
 
 pytestmark = pytest.mark.sqlite_only
 PHONE = (390, 844)
@@ -42,7 +44,20 @@ def assert_accessible(console, page: str) -> None:
     assert not found, f"{page}: {found}"
 
 
-def test_a_teammate_sends_an_estimate_and_the_customer_approves_it_on_a_phone(shop, console):
+def test_a_teammate_sends_an_estimate_and_the_customer_approves_it_on_a_phone(shop, console, start_consumer):
+    with SmtpSink() as sink:
+        start_consumer(SHOP_SMTP_URL=sink.url)
+        link = send_from_the_console(console)
+        wait_until(lambda: sink.messages, timeout=60)
+    [envelope] = sink.messages
+    mime = message_from_bytes(envelope.content)
+    assert envelope.rcpt_tos == ["ann@example.com"] and mime["Subject"].startswith("Estimate EST-")
+    assert link in mime.get_payload(decode=True).decode()
+    approve_on_a_phone(console, link)
+
+
+def send_from_the_console(console) -> str:
+    """Sid writes a two-line estimate for ticket 1001 and sends it; the portal link the page shows."""
     console.sign_in_as(*STAFF[:2])
     console.open("/console/estimates/new?ticket_id=1001")
     console.wait_for_heading("New estimate")
@@ -60,8 +75,11 @@ def test_a_teammate_sends_an_estimate_and_the_customer_approves_it_on_a_phone(sh
     console.click("#send-form button[type=submit]")
     wait_until(lambda: "emailed" in console.text("main"), timeout=20)
     assert_accessible(console, "estimate sent")
-    link = next(w for w in Message.select().order_by(Message.id.desc()).first().body.split() if "/portal/" in w)
+    return console.driver.find_element(By.CSS_SELECTOR, "main .secret a").get_attribute("href")
 
+
+def approve_on_a_phone(console, link: str) -> None:
+    """The customer opens the link on a phone-sized window and approves, typing their name."""
     console.driver.delete_all_cookies()
     console.driver.set_window_size(*PHONE)
     console.driver.get(link)
