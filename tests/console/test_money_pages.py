@@ -171,6 +171,8 @@ def test_another_shops_records_are_404(client, token):
         pytest.param(lines(("x" * 501, "1", "5")), "lines", "500", id="long description"),
         pytest.param(lines(("A\x00B", "1", "5")), "lines", "plain characters", id="NUL in description"),
         pytest.param(lines(("A", "1", "5１")), "lines", "unit price", id="non-ASCII digit"),
+        pytest.param(lines(*[("A", "1", "1")] * 101), "lines", "At most 100", id="too many lines"),
+        pytest.param({"price": ["5", "6"]}, "lines", "describe the item", id="a price without its line"),
     ],
 )
 def test_bad_input_on_a_new_document_is_shown_beside_its_field(client, token, field_values, field, message):

@@ -233,3 +233,14 @@ def test_the_invoice_page_shows_what_is_due(client, shop):
     path = next(w for w in body.split() if "/portal/invoices/" in w).removeprefix("https://shop.example.test")
     html = page_text(client.get(path))
     assert "Amount due: $100.00" in html and "Paid so far: $50.00" in html and "Screen protector" in html
+
+
+def test_the_pages_are_rate_limited_per_address(client, shop, app, monkeypatch):
+    _, path = sent_estimate(client)
+    monkeypatch.setitem(app.config, "BOOKING_RATE_CAPACITY", 2)
+    monkeypatch.setitem(app.config, "BOOKING_RATE_REFILL", 0.001)
+    answers = [client.get(path, environ_base={"REMOTE_ADDR": "198.51.100.7"}) for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert_page(answers[2], 429)
+    assert answers[2].headers["Retry-After"]
+    assert client.get(path, environ_base={"REMOTE_ADDR": "198.51.100.8"}).status_code == 200

@@ -55,9 +55,9 @@ def _field(name: str, max_length: int, errors: dict, required: bool = False) -> 
 def _line_items(errors: dict, typed: dict) -> list[dict]:
     """The filled-in rows of the line-items table: description, quantity, unit price."""
     items = []
-    rows = max(LINE_ROWS, min(MAX_LINE_ITEMS, len(request.form.getlist("description"))))
     descriptions, quantities, prices = (request.form.getlist(n) for n in ("description", "quantity", "price"))
-    if max(len(descriptions), len(quantities), len(prices)) > MAX_LINE_ITEMS:
+    rows = max(len(descriptions), len(quantities), len(prices))
+    if rows > MAX_LINE_ITEMS:
         errors["lines"] = f"At most {MAX_LINE_ITEMS} lines."
         return []
     typed["lines"] = []
