@@ -1,6 +1,6 @@
 """The estimate endpoints: list, create, retrieve, update while draft, send, approve, decline."""
 
-from flask import g
+from flask import current_app, g
 from flask.views import MethodView
 
 from schemas.common import NoBodySchema
@@ -13,7 +13,10 @@ from schemas.estimates import (
 )
 from schemas.records import EstimateSchema
 from shop.domain import actor
+from shop.domain.messaging import sending
 from shop.domain.records import estimates as domain
+from shop.domain.records import portal
+from shop.platform.public_url import public_root
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("estimates", __name__, description="Estimates of a ticket, sent to the customer and decided")
@@ -78,7 +81,8 @@ class EstimateByIdViews(MethodView):
 @blp.doc(operationId="sendEstimate")
 def send(body, id):
     """Send an estimate to the customer (again, if already sent): estimate.sent."""
-    return domain.send_estimate_by_id(g.tenant.id, key(), id)
+    sender = sending.sender_for("email", current_app.config)
+    return portal.send_estimate(g.tenant, key(), id, public_root(), sender).document
 
 
 @blp.route("/estimates/<id>/approve", methods=["POST"])

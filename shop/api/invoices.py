@@ -1,6 +1,6 @@
 """The invoice endpoints: list, create, retrieve, update while draft, send, void."""
 
-from flask import g
+from flask import current_app, g
 from flask.views import MethodView
 
 from schemas.common import NoBodySchema
@@ -13,7 +13,10 @@ from schemas.invoices import (
 )
 from schemas.records import InvoiceSchema
 from shop.domain import actor
+from shop.domain.messaging import sending
 from shop.domain.records import invoices as domain
+from shop.domain.records import portal
+from shop.platform.public_url import public_root
 from shop.platform.smorest import Blueprint
 
 blp = Blueprint("invoices", __name__, description="Invoices: line items, amounts paid, refunded and due")
@@ -81,7 +84,8 @@ class InvoiceByIdViews(MethodView):
 @blp.doc(operationId="sendInvoice")
 def send(body, id):
     """Send an invoice to the customer (again, if already sent): invoice.sent."""
-    return domain.deliver_invoice(g.tenant.id, key(), id)
+    sender = sending.sender_for("email", current_app.config)
+    return portal.send_invoice(g.tenant, key(), id, public_root(), sender).document
 
 
 @blp.route("/invoices/<id>/void", methods=["POST"])

@@ -31,6 +31,8 @@ class Invoice(BaseModel):
     paid_at = UTCDateTimeField(null=True)
     voided_at = UTCDateTimeField(null=True)
     void_reason = CharField(max_length=500, null=True)
+    # SHA-256 of the customer's portal link token (made when sent; the token is only in the email)
+    portal_token_hash = CharField(max_length=64, null=True, unique=True)
     created_at = UTCDateTimeField(default=clock.now)
     updated_at = UTCDateTimeField(null=True)
 
@@ -55,6 +57,8 @@ class Estimate(BaseModel):
     decision_signature = TextField(null=True)
     decision_ip_address = CharField(max_length=64, null=True)
     decision_user_agent = CharField(max_length=1000, null=True)
+    decision_name = CharField(max_length=255, null=True)  # the name the customer typed in the portal
+    portal_token_hash = CharField(max_length=64, null=True, unique=True)
     created_at = UTCDateTimeField(default=clock.now)
     updated_at = UTCDateTimeField(null=True)
 

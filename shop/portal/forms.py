@@ -23,9 +23,9 @@ def csrf_token() -> str:
     return sent if 20 <= len(sent) <= 100 else secrets.token_urlsafe(32)
 
 
-def set_csrf_cookie(response, token: str) -> None:
+def set_csrf_cookie(response, token: str, path: str = "/book/") -> None:
     response.set_cookie(
-        CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure, path="/book/"
+        CSRF_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure, path=path
     )
 
 

@@ -15,6 +15,7 @@ from shop.console.views import (
     conversations,
     customers,
     inbox,
+    money,
     overview,
     session,
     teammates,
@@ -32,4 +33,5 @@ MODULES = (
     teammates,
     board,
     customers,
+    money,
 )
