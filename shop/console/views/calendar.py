@@ -89,8 +89,8 @@ def calendar_no_show():
 
 
 def _actor():
-    """The teammate at the console (signed in with a key: the key's id names them)."""
-    return actors.teammate(g.api_key.id, "dashboard")
+    """Who is at the console (a teammate, or an integrator's key), acting from the dashboard."""
+    return actors.teammate(g.actor.name, "dashboard")
 
 
 def _day(name: str, value: str | None):

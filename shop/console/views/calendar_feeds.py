@@ -30,7 +30,7 @@ def calendar_feeds():
         feeds={"rows": FEED.dump(listed["data"], many=True), "next": later},
         techs=(booking.techs if booking else []),
         notice=DONE.get(query_value("done", 20) or ""),
-        can_write="appointments.write" in g.api_key.scopes,
+        can_write="appointments.write" in g.principal.scopes,
     )
 
 
@@ -64,4 +64,4 @@ def calendar_feed_revoke():
 
 def _signed_in() -> actor.Actor:
     """Who acts: the console is signed in with an API key (its id names the change)."""
-    return actor.Actor("api_key", g.api_key.id, "dashboard")
+    return actor.Actor(g.actor.kind, g.actor.name, "dashboard")
