@@ -108,8 +108,8 @@ def test_a_message_sent_on_a_ticket_shows_in_its_thread_once_the_consumer_sent_i
     console.wait_for_heading("Conversation")
     message = Message.get(Message.direction == "outbound")
     assert "Your phone is ready." in console.text(f"#message-{message.id}")
-    wait_until(lambda: "sent" in _delivery(console, message.id), timeout=60)  # the page looks again
-    assert Message.get_by_id(message.id).delivery_status == "sent"
+    wait_until(lambda: "logged" in _delivery(console, message.id), timeout=60)  # the page looks again
+    assert Message.get_by_id(message.id).delivery_status == "logged"
     assert f"to {ANN_PHONE}" in console.text(f"#message-{message.id}")
     console.screenshot("conversation-sent")
     console.driver.set_window_size(390, 844)

@@ -80,7 +80,7 @@ def test_overdue_work_shows_its_age_until_a_consumer_does_it(client, load, start
     # the message stops being due once the consumer claims it ("sending"), a moment before its send
     # is recorded: wait for both, the send and the health the consumer's heartbeat brings back to ok
     body = wait_until(
-        lambda: Message.get().delivery_status == "sent" and (b := health(client))["status"] == "ok" and b,
+        lambda: Message.get().delivery_status == "logged" and (b := health(client))["status"] == "ok" and b,
         timeout=30,
     )
     assert body["backlog"]["messages"]["oldest_due_at"] is None
