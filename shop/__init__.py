@@ -52,7 +52,8 @@ def _check_schema(app: Flask, new_file: bool) -> None:
 
     try:
         models.create_tables()
-        if new_file:  # a command that needs the shop's data refuses this one (shop.cli)
+        # made by this start of a `flask` command: a command that needs the shop's data refuses it
+        if new_file and click.get_current_context(silent=True) is not None:
             app.extensions["shop.new_database"] = app.config["DATABASE"]
     except SchemaOutOfDate as error:
         if click.get_current_context(silent=True) is None:
