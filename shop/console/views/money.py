@@ -147,20 +147,25 @@ def estimate_new():
 @page("estimates.write")
 def estimate_create():
     """Draft an estimate for a ticket from its line items (the domain prices it)."""
+    return _create_document("estimate", estimates.draft_estimate)
+
+
+def _create_document(kind: str, draft):
+    """Draft an estimate or invoice for a ticket from the form's line items (the domain prices it)."""
     errors, typed = {}, {"ticket_id": request.form.get("ticket_id", "")[:40]}
     ticket_id, currency, items = _ticket(errors), _currency(errors), _line_items(errors, typed)
     typed["currency"] = currency
     status = 400
     if not errors:
         try:
-            made = estimates.draft_estimate(
+            made = draft(
                 _tenant_id(), g.actor, {"ticket_id": ticket_id, "line_items": items, "currency": currency}
             )
         except ApiError as error:
             status = _refused(error, errors, "lines")
         else:
-            return redirect(url_for("console.estimate", estimate_id=made.id), 303)
-    return _document_form("estimate", typed, errors, status)
+            return redirect(url_for(f"console.{kind}", **{f"{kind}_id": made.id}), 303)
+    return _document_form(kind, typed, errors, status)
 
 
 @bp.route("/estimates/<estimate_id>", methods=["GET"], endpoint="estimate")
@@ -220,20 +225,7 @@ def invoice_new():
 @page("invoices.write")
 def invoice_create():
     """Draft an invoice for a ticket (its customer) from its line items: invoice.created."""
-    errors, typed = {}, {"ticket_id": request.form.get("ticket_id", "")[:40]}
-    ticket_id, currency, items = _ticket(errors), _currency(errors), _line_items(errors, typed)
-    typed["currency"] = currency
-    status = 400
-    if not errors:
-        try:
-            made = invoices.draft_invoice(
-                _tenant_id(), g.actor, {"ticket_id": ticket_id, "line_items": items, "currency": currency}
-            )
-        except ApiError as error:
-            status = _refused(error, errors, "lines")
-        else:
-            return redirect(url_for("console.invoice", invoice_id=made.id), 303)
-    return _document_form("invoice", typed, errors, status)
+    return _create_document("invoice", invoices.draft_invoice)
 
 
 @bp.route("/invoices/<invoice_id>", methods=["GET"], endpoint="invoice")
