@@ -37,7 +37,7 @@ def target(request):
 def busy_shop(client, app, monkeypatch):
     """The demo shop plus activity: a message queued for sending, a webhook delivery attempted once
     and a recovery counted, an appointment hold, an idempotency record, usage rows, an auth failure,
-    a refund, queue entries, a console session."""
+    a refund, queue entries, a console session, a calendar feed."""
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", "127.0.0.0/8")
     load_fixture(json.loads(resources.files("shop").joinpath("demo/demo_shop.json").read_text()))
     sub = client.post(
@@ -58,6 +58,8 @@ def busy_shop(client, app, monkeypatch):
         json={"ticket_id": "1001", "channel": "sms", "content": "Ready", "to": "+15555550100"},
     )
     assert sent.status_code in (200, 201, 202), sent.get_data(as_text=True)
+    feed = client.post(f"{API}/appointments/calendar_feeds", headers=DEMO, json={"description": "Desk"})
+    assert feed.status_code == 201, feed.get_data(as_text=True)
     free = demo_booking()
     held = client.post(
         f"{API}/appointments/slots/holds",

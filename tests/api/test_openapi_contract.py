@@ -238,6 +238,7 @@ EXCUSED_REFUSALS = {
     ("invalid_status", "status"): "a terminal status must be the only field of a PATCH",
     ("conflicting_aliases", "content"): "content and body must agree when both are sent",
     ("missing_field", None): "send: content or body must hold more than whitespace",
+    ("invalid_field", "address"): "a suppression's address must suit its channel (a phone, an email)",
     ("invalid_field", "to"): "send: an email `to` must be the ticket customer's address",
     # the state of the record the earlier cases left, not the shape of the request
     ("status_transition_failed", None): "the appointment's status does not allow the move",

@@ -3,8 +3,11 @@ delivery state, and send on a ticket through the API's pipeline (validation, sup
 
 import pytest
 
+from shop.domain import actor
+from shop.domain.messaging import delivery
+from shop.domain.messaging.receipts import record_receipt
 from shop.models import Message, Tenant
-from tests.helpers import tenant_fixture
+from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.console import page_text, sign_in
 from tests.helpers.messages import ANN_PHONE, shop_fixture
 
@@ -139,3 +142,51 @@ def test_a_key_without_messages_read_has_no_conversations(client, load):
     for path in ("/console/conversations", "/console/conversations/10"):
         response = client.get(path)
         assert response.status_code == 403 and "messages.read" in page_text(response)
+
+
+def api_status(client, message_id: int) -> tuple[str, str | None]:
+    body = client.get(f"/api/v1/messages/{message_id}", headers=auth_headers(TOKEN)).get_json()
+    return body["delivery_status"], body.get("delivery_error")
+
+
+def console_item(client, message: Message) -> str:
+    html = page_text(client.get(f"/console/conversations/{message.conversation_id}"))
+    return html.split(f'id="message-{message.id}"')[1].split("</li>")[0]
+
+
+def test_the_console_and_the_api_never_disagree_about_a_messages_state(app, client, shop):
+    """Issue 23, item 11: at each step of a message's life (queued, handed to the provider, the
+    provider's receipt, a failure), the thread shows the state GET /messages/<id> answers."""
+    csrf = sign_in(client, TOKEN)
+    assert client.post("/console/conversations/send", data=sms(csrf)).status_code == 303
+    message = Message.get(Message.direction == "outbound")
+    seen = []
+
+    def both_say(expected: str) -> None:
+        status, _ = api_status(client, message.id)
+        seen.append(status)
+        assert status == expected
+        assert f"status-{status}" in console_item(client, message)
+
+    both_say("queued")
+    delivery.attempt(message.id, app.config)  # the log provider takes it: "logged"
+    both_say("logged")
+    external = Message.get_by_id(message.id).external_uuid
+    record_receipt(external, "delivered", None, False, actor.provider("gateway"), "id")
+    both_say("delivered")
+    record_receipt(external, "sent", None, False, actor.provider("gateway"), "id")  # late: no move back
+    both_say("delivered")
+    assert seen == ["queued", "logged", "delivered", "delivered"]
+
+
+def test_a_failed_message_shows_the_apis_status_and_error(app, client, shop):
+    csrf = sign_in(client, TOKEN)
+    assert client.post("/console/conversations/send", data=sms(csrf)).status_code == 303
+    message = Message.get(Message.direction == "outbound")
+    delivery.attempt(message.id, app.config)
+    external = Message.get_by_id(message.id).external_uuid
+    record_receipt(external, "undelivered", "30003 unreachable handset", False, actor.provider("twilio"), "id")
+    status, error = api_status(client, message.id)
+    assert (status, error) == ("undelivered", "30003 unreachable handset")
+    item = console_item(client, message)
+    assert "status-undelivered" in item and "30003 unreachable handset" in item
