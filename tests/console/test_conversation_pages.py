@@ -185,7 +185,9 @@ def test_a_failed_message_shows_the_apis_status_and_error(app, client, shop):
     message = Message.get(Message.direction == "outbound")
     delivery.attempt(message.id, app.config)
     external = Message.get_by_id(message.id).external_uuid
-    record_receipt(external, "undelivered", "30003 unreachable handset", False, actor.provider("twilio"), "id")
+    record_receipt(
+        external, "undelivered", "30003 unreachable handset", False, actor.provider("twilio"), "id"
+    )
     status, error = api_status(client, message.id)
     assert (status, error) == ("undelivered", "30003 unreachable handset")
     item = console_item(client, message)
