@@ -231,6 +231,10 @@ def test_a_key_without_the_read_scopes_cannot_point_old_deliveries_at_itself(
         delivery = WebhookDelivery.get()
         redeliver = client.post(f"{path}/deliveries/{delivery.id}/redeliver", headers=hooks_headers)
         assert redeliver.status_code == 202
+        # the redelivery lands before the recovery asks for delivered ones: else it may find the
+        # delivery still on its way and rightly leave it alone
+        wait_until(lambda: len(owner.events()) + len(attacker.events()) >= 2, timeout=30)
+        wait_until(lambda: WebhookDelivery.get_by_id(delivery.id).status == "delivered", timeout=30)
         recover = {"since": "2020-01-01T00:00:00Z", "statuses": ["delivered"]}
         headers = {**hooks_headers, "Idempotency-Key": "recover-all-0001"}
         assert client.post(f"{path}/recover", json=recover, headers=headers).status_code == 202
