@@ -10,8 +10,6 @@ from shop.db import db, on_postgres
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 BACKENDS = ("sqlite", "postgres")
-_backend_of: dict[str, str] = {}
-_skipped: dict[str, str] = {}  # backend: why its whole pass was left out
 
 
 def selected() -> list[str]:
@@ -93,22 +91,33 @@ def database_dump() -> str:
     )
 
 
+def backend_of(item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("app") if callspec is not None else None
+
+
+@pytest.hookimpl(tryfirst=True)
 def note_backends(config, items) -> None:
-    """pytest_collection_modifyitems: remember which backend each test runs on, and leave out the
-    PostgreSQL pass (said once in the summary) when no server answers."""
+    """pytest_collection_modifyitems: tag each test with its backend (in its reports, which reach
+    pytest-xdist's controller, for the summary), group it with its module's tests of the same
+    backend (pytest-xdist's loadgroup: a worker opens each backend's database once, not per test),
+    and leave out the PostgreSQL pass (said once in the summary) when no server answers."""
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "app" in callspec.params:
-            _backend_of[item.nodeid] = callspec.params["app"]
-    if "postgres" in _backend_of.values():
-        conn, why = _connect_admin()
-        if conn is None:
-            _skipped["postgres"] = why
-            left_out = [item for item in items if _backend_of.get(item.nodeid) == "postgres"]
-            items[:] = [item for item in items if _backend_of.get(item.nodeid) != "postgres"]
-            config.hook.pytest_deselected(items=left_out)
-        else:
-            conn.close()
+        backend = backend_of(item)
+        if backend is not None:
+            item.user_properties.append(("backend", backend))
+            item.add_marker(pytest.mark.xdist_group(f"{backend}:{item.module.__name__}"))
+    if any(backend_of(item) == "postgres" for item in items) and _why_no_postgres() is not None:
+        left_out = [item for item in items if backend_of(item) == "postgres"]
+        items[:] = [item for item in items if backend_of(item) != "postgres"]
+        config.hook.pytest_deselected(items=left_out)
+
+
+def _why_no_postgres() -> str | None:
+    conn, why = _connect_admin()
+    if conn is not None:
+        conn.close()
+    return why
 
 
 def summarize(terminalreporter) -> None:
@@ -116,15 +125,17 @@ def summarize(terminalreporter) -> None:
     counts: dict[str, Counter] = {}
     for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
         for report in terminalreporter.stats.get(outcome, []):
-            backend = _backend_of.get(getattr(report, "nodeid", ""), "")
+            backend = dict(getattr(report, "user_properties", ())).get("backend")
             if backend and (outcome != "error" or report.when != "teardown"):
                 counts.setdefault(backend, Counter())[outcome] += 1
-    if not counts and not _skipped:
-        return
-    terminalreporter.section("backend passes")
-    for backend in BACKENDS:
-        if backend in _skipped:
-            terminalreporter.write_line(f"{backend} pass skipped: {_skipped[backend]}")
-        elif backend in counts:
-            tally = ", ".join(f"{n} {outcome}" for outcome, n in counts[backend].items() if n)
-            terminalreporter.write_line(f"{backend} pass: {tally}")
+    lines = [
+        f"{backend} pass: " + ", ".join(f"{n} {outcome}" for outcome, n in counts[backend].items() if n)
+        for backend in BACKENDS
+        if backend in counts
+    ]
+    if "postgres" in selected() and "postgres" not in counts and (why := _why_no_postgres()):
+        lines.append(f"postgres pass skipped: {why}")
+    if lines:
+        terminalreporter.section("backend passes")
+        for line in lines:
+            terminalreporter.write_line(line)
