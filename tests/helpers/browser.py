@@ -93,18 +93,17 @@ class Console:
         self.wait_for_heading("Overview")
 
     def heading(self) -> str:
+        """The page's h1, or "" mid-navigation (no document yet, or the old one's h1 gone stale)."""
+        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
         from selenium.webdriver.common.by import By
 
-        return self.driver.find_element(By.TAG_NAME, "h1").text
+        try:
+            return self.driver.find_element(By.TAG_NAME, "h1").text
+        except (NoSuchElementException, StaleElementReferenceException):
+            return ""
 
     def wait_for_heading(self, text: str, timeout: float = 20) -> None:
-        wait_until(lambda: self._heading_is(text), timeout=timeout)
-
-    def _heading_is(self, text: str) -> bool:
-        try:
-            return self.heading() == text
-        except Exception:  # mid-navigation: no document yet
-            return False
+        wait_until(lambda: self.heading() == text, timeout=timeout)
 
     def text(self, selector: str) -> str:
         from selenium.webdriver.common.by import By
