@@ -173,7 +173,7 @@ def cancel(body, id):
 @blp.doc(operationId="completeAppointment")
 def complete(body, id):
     """Mark an appointment completed."""
-    return domain.finish_appointment(g.tenant.id, id, "completed")
+    return domain.finish_appointment(g.tenant.id, id, "completed", _actor())
 
 
 @blp.route("/appointments/<id>/no_show", methods=["POST"])
@@ -185,7 +185,7 @@ def complete(body, id):
 @blp.doc(operationId="markAppointmentNoShow")
 def no_show(body, id):
     """Mark an appointment as a no-show."""
-    return domain.finish_appointment(g.tenant.id, id, "no_show")
+    return domain.finish_appointment(g.tenant.id, id, "no_show", _actor())
 
 
 @blp.route("/appointments/<id>/link_ticket", methods=["POST"])

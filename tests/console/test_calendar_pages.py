@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from shop.models import Appointment
+from shop.models import Appointment, Event
 from tests.helpers import auth_headers, logged_rows, tenant_fixture
 from tests.helpers.appointments import BASE, BOOKING, HOLDS, NEW, TICKETS, set_clock
 from tests.helpers.console import page_text, sign_in
@@ -228,3 +228,19 @@ def test_each_appointment_lists_its_reminders_and_their_state(client, load):
     other = " ".join(re.sub(r"<[^>]+>", " ", other).split())
     assert "Reminder 2 h before · Tue 1 Dec 09:00 · cancelled (the appointment was cancelled)" in other
     assert "Cancellation notice" in other and "sent by sms" in other
+
+
+@pytest.mark.parametrize("action, status", [("complete", "completed"), ("no-show", "no_show")])
+def test_dashboard_completions_and_no_shows_are_not_delivered_but_the_apis_are(client, shop, action, status):
+    """The spec: appointment.completed and appointment.no_show only for API-driven changes; the
+    dashboard's move is the same domain function and stops the reminders all the same."""
+    csrf = sign_in(client, TOKEN)
+    from_dashboard, from_api = book(client), book(client, scheduled_time="11:00")
+    response = client.post(
+        f"/console/calendar/{action}", data={"csrf_token": csrf, "appointment_id": from_dashboard}
+    )
+    assert response.status_code == 303 and Appointment.get_by_id(from_dashboard).status == status
+    api_path = "no_show" if action == "no-show" else "complete"
+    assert client.post(f"{BASE}/{from_api}/{api_path}", headers=API).status_code == 200
+    finished = [e.data["id"] for e in Event.select() if e.type == f"appointment.{status}"]
+    assert finished == [from_api]

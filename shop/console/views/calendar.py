@@ -75,16 +75,18 @@ def calendar_cancel():
 @bp.route("/calendar/complete", methods=["POST"])
 @page("appointments.write")
 def calendar_complete():
-    """Mark an appointment completed (the API's transition rules)."""
-    done = appointment_rules.finish_appointment(g.tenant.id, forms.record_id("appointment_id"), "completed")
+    """Mark an appointment completed (the API's transition rules; no event from the dashboard)."""
+    appointment_id = forms.record_id("appointment_id")
+    done = appointment_rules.finish_appointment(g.tenant.id, appointment_id, "completed", _actor())
     return _to_week(done, "completed")
 
 
 @bp.route("/calendar/no-show", methods=["POST"])
 @page("appointments.write")
 def calendar_no_show():
-    """Mark an appointment a no-show (the API's transition rules)."""
-    done = appointment_rules.finish_appointment(g.tenant.id, forms.record_id("appointment_id"), "no_show")
+    """Mark an appointment a no-show (the API's transition rules; no event from the dashboard)."""
+    appointment_id = forms.record_id("appointment_id")
+    done = appointment_rules.finish_appointment(g.tenant.id, appointment_id, "no_show", _actor())
     return _to_week(done, "no_show")
 
 

@@ -308,8 +308,11 @@ def cancel_appointment(
         return _cancel(tenant_id, appointment, reason, actor)
 
 
-def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appointment:
-    """complete or no_show: a terminal move that emits the full appointment."""
+def finish_appointment(
+    tenant_id: str, appointment_id: int, status: str, actor: Actor | None = None
+) -> Appointment:
+    """complete or no_show: a terminal move. Only an API-driven one emits the full appointment
+    (the spec: dashboard completions and no-shows are not delivered); any stops the reminders."""
     with write_transaction():
         appointment = find_appointment(tenant_id, appointment_id)
         current = appointment.status
@@ -322,7 +325,8 @@ def finish_appointment(tenant_id: str, appointment_id: int, status: str) -> Appo
         appointment.status = status
         raise_sequence(appointment)
         appointment.save()
-        emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
+        if actor is None or actor.kind == "api_key":
+            emit(tenant_id, f"appointment.{status}", APPOINTMENT.dump(appointment))
         reminders.on_finished(tenant_id, appointment)
     return appointment
 
