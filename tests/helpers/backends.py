@@ -1,10 +1,12 @@
 """The suite's two passes: which backends run, a throwaway PostgreSQL database, and each pass's count."""
 
+import functools
 import os
 import uuid
 from collections import Counter
 
 import pytest
+from peewee import AutoField
 
 from shop.db import db, on_postgres
 
@@ -66,14 +68,26 @@ def throwaway_postgres_database(request) -> str:
 
 def empty_tables(models) -> None:
     """Delete every row; on PostgreSQL also restart the id sequences, as SQLite reuses ids of an
-    emptied table, so both passes assign the same ids."""
-    if on_postgres():
-        tables = ", ".join(f'"{model._meta.table_name}"' for model in models)
-        db.execute_sql(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
-        return
+    emptied table, so both passes assign the same ids. (DELETE, not TRUNCATE: a TRUNCATE of every
+    table took 120 ms, on every test of the PostgreSQL pass; deleting from empty tables takes 3.)"""
     with db.atomic():
         for model in reversed(models):
             model.delete().execute()
+        if on_postgres():
+            db.execute_sql(
+                "SELECT setval(s, 1, false) FROM unnest(%s::text[]) AS s", (_sequences(tuple(models)),)
+            )
+
+
+@functools.cache
+def _sequences(models: tuple) -> list[str]:
+    """The id sequences of the models' auto-increment keys."""
+    serial = [m for m in models if isinstance(m._meta.primary_key, AutoField)]
+    rows = db.execute_sql(
+        "SELECT pg_get_serial_sequence(t, c) FROM unnest(%s::text[], %s::text[]) AS x(t, c)",
+        ([m._meta.table_name for m in serial], [m._meta.primary_key.column_name for m in serial]),
+    ).fetchall()
+    return [row[0] for row in rows if row[0]]
 
 
 def database_dump() -> str:
