@@ -15,15 +15,22 @@ class CustomerSchema(Schema):
 
 
 class CustomerRecordSchema(CustomerSchema):
-    """GET /customers/<id> and the customer.* event data: the list item plus phone, consent and updated_at."""
+    """GET /customers/<id> and the customer.* event data: the list item plus phone, consent, where
+    the customer came from (source) and updated_at."""
 
     phone = ma.fields.String(allow_none=True, metadata={"example": "+15555550100"})
     sms_consent = ma.fields.Boolean(metadata={"example": True})
+    source = ma.fields.String(allow_none=True, metadata={"example": "walk_in"})
     updated_at = Stamp(allow_none=True, metadata={"example": None})
 
 
 def _customer_fields() -> dict:
-    return {"email": email(), "phone": text(50), "sms_consent": StrictBool()}
+    return {
+        "email": email(),
+        "phone": text(50),
+        "sms_consent": StrictBool(),
+        "source": text(64, metadata={"example": "walk_in"}),
+    }
 
 
 CustomerCreateSchema = Schema.from_dict(

@@ -71,6 +71,7 @@ class CustomerFixture(Schema):
     email = Str(allow_none=True)
     phone = Str(allow_none=True)
     sms_consent = Bool(load_default=False)
+    source = Str(allow_none=True, validate=ma.validate.Length(max=64))
     created_at = AwareDateTime()
 
 

@@ -14,6 +14,7 @@ class Customer(BaseModel):
     email = CharField(max_length=320, null=True)
     phone = CharField(max_length=50, null=True)
     sms_consent = BooleanField(default=False)
+    source = CharField(max_length=64, null=True)  # where the customer came from (walk_in, referral, ...)
     created_at = UTCDateTimeField(default=clock.now, index=True)
     updated_at = UTCDateTimeField(null=True)
 

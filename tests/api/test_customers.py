@@ -16,7 +16,13 @@ from tests.helpers.records_api import (
 )
 
 BASE = "/api/v1/customers"
-NEW = {"display_name": "Eve Stone", "email": "eve@example.com", "phone": "+15555550199", "sms_consent": True}
+NEW = {
+    "display_name": "Eve Stone",
+    "email": "eve@example.com",
+    "phone": "+15555550199",
+    "sms_consent": True,
+    "source": "walk_in",
+}
 
 
 @pytest.fixture
@@ -36,6 +42,7 @@ def test_create_answers_the_customer_and_emits_it_as_its_get_answers(client, sho
         "created_at": created["created_at"],
         "phone": "+15555550199",
         "sms_consent": True,
+        "source": "walk_in",
         "updated_at": None,
     }
     assert created["id"].isdigit() and created["created_at"].endswith("Z")
@@ -48,6 +55,7 @@ def test_create_answers_the_customer_and_emits_it_as_its_get_answers(client, sho
 def test_create_defaults_consent_to_false_and_takes_only_the_name(client, shop):
     created = client.post(BASE, json={"display_name": "Fay"}, headers=headers()).get_json()
     assert (created["email"], created["phone"], created["sms_consent"]) == (None, None, False)
+    assert created["source"] is None
 
 
 def test_the_new_customer_heads_the_list(client, shop):
@@ -78,6 +86,14 @@ def test_patch_changes_the_fields_sent_and_emits_updated_once(client, shop):
 def test_patch_can_clear_email_and_phone(client, shop):
     updated = client.patch(f"{BASE}/1", json={"email": None, "phone": None}, headers=headers()).get_json()
     assert (updated["email"], updated["phone"]) == (None, None)
+
+
+def test_patch_sets_and_clears_where_the_customer_came_from(client, shop):
+    updated = client.patch(f"{BASE}/1", json={"source": "referral"}, headers=headers()).get_json()
+    assert updated["source"] == "referral" and Customer.get_by_id(1).source == "referral"
+    assert events() == [("customer.updated", updated)]
+    cleared = client.patch(f"{BASE}/1", json={"source": None}, headers=headers()).get_json()
+    assert cleared["source"] is None
 
 
 @pytest.mark.parametrize(
@@ -162,6 +178,10 @@ BAD_BODIES = [
     ("string for sms_consent", {"display_name": "A", "sms_consent": "true"}, "invalid_field", "sms_consent"),
     ("number for sms_consent", {"display_name": "A", "sms_consent": 1}, "invalid_field", "sms_consent"),
     ("NUL in display_name", {"display_name": "A\u0000B"}, "invalid_field", "display_name"),
+    ("over-long source", {"display_name": "A", "source": "s" * 65}, "invalid_field", "source"),
+    ("number for source", {"display_name": "A", "source": 7}, "invalid_field", "source"),
+    ("array for source", {"display_name": "A", "source": ["walk_in"]}, "invalid_field", "source"),
+    ("NUL in source", {"display_name": "A", "source": "walk\u0000in"}, "invalid_field", "source"),
     ("unknown field", {"display_name": "A", "nickname": "Al"}, "invalid_field", "nickname"),
     ("an id of its own", {"display_name": "A", "id": "5"}, "invalid_field", "id"),
 ]

@@ -96,6 +96,14 @@ def test_convert_creates_the_customer_and_ticket_in_one_go(client, shop):
     )
     assert events() == [("customer.created", customer), ("ticket.created", ticket), ("lead.converted", lead)]
     assert client.get(f"{BASE}/6001", headers=headers()).get_json() == lead
+    assert customer["source"] == "lead"  # the lead said nothing of where it came from
+
+
+def test_the_converted_customer_keeps_where_the_lead_came_from(client, shop):
+    made = client.post(BASE, json={"name": "Hal Ito", "source": "web_form"}, headers=headers()).get_json()
+    lead = client.post(f"{BASE}/{made['id']}/convert", headers=headers()).get_json()
+    customer = client.get(f"/api/v1/customers/{lead['customer_id']}", headers=headers()).get_json()
+    assert customer["source"] == "web_form"
 
 
 def test_convert_without_a_body_names_the_ticket_after_the_lead(client, shop):

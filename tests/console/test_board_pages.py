@@ -269,6 +269,22 @@ def test_customers_are_searched_created_and_edited_with_sms_consent(client, staf
     assert [kind for kind, _ in events()] == ["customer.created", "customer.updated"]
 
 
+def test_a_customer_form_says_where_they_came_from_and_the_list_shows_it(client, staff):
+    response = client.post(
+        "/console/customers", data={"csrf_token": staff, "display_name": "Cat Diaz", "source": "referral"}
+    )
+    assert response.status_code == 303
+    cat = Customer.get(Customer.display_name == "Cat Diaz")
+    assert cat.source == "referral" and events()[0][1]["source"] == "referral"
+    assert "referral" in page_text(client.get(f"/console/customers/{cat.id}"))
+    row = page_text(client.get("/console/customers?q=Cat")).split("Cat Diaz")[1].split("</tr>")[0]
+    assert "referral" in row
+    edited = client.post(
+        f"/console/customers/{cat.id}", data={"csrf_token": staff, "display_name": "Cat Diaz", "source": ""}
+    )
+    assert edited.status_code == 303 and Customer.get_by_id(cat.id).source is None
+
+
 @pytest.mark.parametrize(
     "form,field",
     [
@@ -278,6 +294,8 @@ def test_customers_are_searched_created_and_edited_with_sms_consent(client, staf
         ({"display_name": "Ok", "phone": "1" * 51}, "phone"),
         ({"display_name": "Ok\x00"}, "display_name"),
         ({"display_name": ["a", "b"]}, "display_name"),
+        ({"display_name": "Ok", "source": "s" * 65}, "source"),
+        ({"display_name": "Ok", "source": "walk\x00in"}, "source"),
     ],
 )
 def test_a_bad_customer_form_shows_the_message_beside_the_field(client, staff, form, field):

@@ -21,12 +21,13 @@ LEADS_SHOWN = 200
 
 
 def _customer_fields(create: bool) -> dict:
-    """The customer form for the API's schema (an emptied email or phone clears it on edit)."""
+    """The customer form for the API's schema (an emptied email, phone or source clears it on edit)."""
     values = {
         "display_name": forms.text("display_name", 255, required=False) or "",
         "email": forms.text("email", 320, required=False),
         "phone": forms.text("phone", 50, required=False),
         "sms_consent": "sms_consent" in request.form,
+        "source": forms.text("source", 64, required=False),
     }
     if create:
         values = {name: value for name, value in values.items() if value is not None}

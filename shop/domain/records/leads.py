@@ -70,7 +70,12 @@ def convert_lead(tenant_id: str, fields: dict, actor: Actor) -> dict:
         if "customer_id" in fields:
             customer = get_customer_or_404(tenant_id, fields["customer_id"], "customer_id")
         else:
-            contact = {"display_name": lead.name, "email": lead.email, "phone": lead.phone}
+            contact = {
+                "display_name": lead.name,
+                "email": lead.email,
+                "phone": lead.phone,
+                "source": lead.source or "lead",
+            }
             customer = new_customer(tenant_id, contact, actor)
         if "ticket_id" in fields:
             ticket = activity_ticket(tenant_id, fields["ticket_id"], "ticket_id")
