@@ -94,12 +94,12 @@ class Console:
 
     def heading(self) -> str:
         """The page's h1, or "" mid-navigation (no document yet, or the old one's h1 gone stale)."""
-        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
 
         try:
             return self.driver.find_element(By.TAG_NAME, "h1").text
-        except (NoSuchElementException, StaleElementReferenceException):
+        except WebDriverException:  # gone stale, or its node left the document
             return ""
 
     def wait_for_heading(self, text: str, timeout: float = 20) -> None:

@@ -47,6 +47,7 @@ def test_customer_created_keeps_its_id_and_emits_the_customer(records, runner):
         "created_at": iso(customer.created_at),
         "phone": "+15555550107",
         "sms_consent": True,
+        "source": None,
         "updated_at": None,
     }
     assert record == expected
