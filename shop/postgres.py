@@ -58,15 +58,18 @@ class ShopPostgresDatabase(Psycopg3Database):
     def __init__(self, *args, **kwargs):
         self._begin_pending = threading.local()  # per thread: the connection owing a BEGIN
         self._held = threading.local()  # per thread: (connection, open pipeline, inside the block)
+        self._pipeline_failed = threading.local()  # per thread: the connection a pipeline failed on
         super().__init__(*args, **kwargs)
 
     def fresh_connection(self) -> None:
-        """Outside a transaction: drop this thread's connection when it is closed or broken, or its
-        server hung up while it was idle, so the next statement opens a new one (at every request,
-        job and transaction: begin(), and every statement run outside a transaction)."""
+        """Outside a transaction: drop this thread's connection when it is closed or broken, its
+        server hung up while it was idle, or a pipeline failed on it (_note_pipeline_failed), so the
+        next statement opens a new one (at every request, job and transaction: begin(), and every
+        statement run outside a transaction)."""
         if self._state.closed or self._state.transactions:
             return
-        if usable(self._state.conn):
+        failed = getattr(self._pipeline_failed, "conn", None)
+        if usable(self._state.conn) and (failed is None or failed is not self._state.conn):
             return
         self.drop_connection()
 
@@ -77,6 +80,7 @@ class ShopPostgresDatabase(Psycopg3Database):
         self._state.reset()
         self._begin_pending.conn = None
         self._held.state = None
+        self._pipeline_failed.conn = None
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
@@ -127,9 +131,13 @@ class ShopPostgresDatabase(Psycopg3Database):
         if named_cursor or not self._owes_begin():  # a server-side cursor gets its BEGIN in cursor()
             return super().execute_sql(sql, params, named_cursor=named_cursor)
         conn = self._state.conn
-        with __exception_wrapper__, conn.pipeline():
-            conn.execute("BEGIN")
-            cursor = super().execute_sql(sql, params)
+        try:
+            with __exception_wrapper__, conn.pipeline():
+                conn.execute("BEGIN")
+                cursor = super().execute_sql(sql, params)
+        except BaseException:
+            self._note_pipeline_failed()
+            raise
         return cursor
 
     def cursor(self, named_cursor=None):
@@ -159,6 +167,16 @@ class ShopPostgresDatabase(Psycopg3Database):
             return None
         return super().rollback()
 
+    def _note_pipeline_failed(self) -> None:
+        """A statement failed inside a pipeline: this connection is dropped before its next use.
+
+        psycopg prepares a statement once it has run a few times and records the name at send
+        time; a failed pipeline can leave that record and the server's apart (a statement the
+        server never parsed recorded as prepared), and every later use of it then fails with
+        "prepared statement ... does not exist". A new connection starts both afresh: a connect
+        only after such a failure (a database error inside a pipelined transaction)."""
+        self._pipeline_failed.conn = self._state.conn
+
     @contextlib.contextmanager
     def deferred_writes(self):
         """Inside a transaction: the block's statements go out without waiting for their answers,
@@ -183,6 +201,7 @@ class ShopPostgresDatabase(Psycopg3Database):
             yield
         except BaseException:
             self._held.state = None
+            self._note_pipeline_failed()
             _close_quietly(stack)  # discard: the block failed
             raise
         self._held.state = (conn, stack, False)
@@ -209,9 +228,14 @@ class ShopPostgresDatabase(Psycopg3Database):
             try:
                 result = send() if send is not None else None
             except BaseException:
+                self._note_pipeline_failed()
                 _close_quietly(stack)
                 raise
-            stack.close()
+            try:
+                stack.close()
+            except BaseException:
+                self._note_pipeline_failed()
+                raise
         return result
 
     def execute_together(self, statements: list[tuple[str, dict]]) -> list:
@@ -230,10 +254,14 @@ class ShopPostgresDatabase(Psycopg3Database):
                 lambda: [Psycopg3Database.execute_sql(self, sql, params) for sql, params in statements]
             )
         conn = self.connection()
-        with __exception_wrapper__, conn.pipeline():
-            if self._owes_begin():
-                conn.execute("BEGIN")
-            cursors = []
-            for sql, params in statements:
-                cursors.append(super().execute_sql(sql, params))
+        try:
+            with __exception_wrapper__, conn.pipeline():
+                if self._owes_begin():
+                    conn.execute("BEGIN")
+                cursors = []
+                for sql, params in statements:
+                    cursors.append(super().execute_sql(sql, params))
+        except BaseException:
+            self._note_pipeline_failed()
+            raise
         return cursors

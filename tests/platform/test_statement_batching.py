@@ -83,6 +83,33 @@ def test_a_failed_deferred_write_fails_the_commit_and_nothing_is_kept(scratch, c
     assert not [r for r in caplog.records if r.name.startswith("psycopg")], caplog.text
 
 
+def test_a_connection_stays_usable_after_a_failed_pipeline_whatever_it_had_prepared(scratch):
+    """The driver prepares a statement once it has run a few times, naming it as it sends it; a
+    COMMIT that came to that count in a failed pipeline was never parsed by the server, and every
+    later COMMIT on the connection failed ("prepared statement ... does not exist"). Fail at each
+    count in turn, on a connection that has rolled back before (its first ROLLBACK would have
+    reset the driver's record by chance)."""
+    for before in range(0, 8):
+        if on_postgres():
+            db.drop_connection()  # a new connection: the driver's counts start again
+        with write_transaction():
+            run_sql("DELETE FROM batching_scratch", {})
+        with pytest.raises(RuntimeError), write_transaction():
+            ids()
+            raise RuntimeError("rolled back")
+        for n in range(1, before + 1):
+            with write_transaction():
+                insert(n)
+        with pytest.raises(IntegrityError), write_transaction():
+            insert(100)
+            with deferred():
+                insert(100)  # a duplicate: its error comes back with the COMMIT
+        for n in range(before + 1, before + 9):
+            with write_transaction():
+                insert(n)
+        assert ids() == list(range(1, before + 9)), before
+
+
 def test_a_failed_deferred_write_fails_the_next_statement(scratch, caplog):
     insert(1)
     with caplog.at_level(logging.WARNING), pytest.raises(IntegrityError), write_transaction():
