@@ -16,6 +16,7 @@ LEAN_KEYS = {
     "tech_id",
     "ticket_id",
     "customer_name",
+    "source",
     "created_at",
     "source_kind",
 }
@@ -47,6 +48,7 @@ def test_create_returns_the_appointment_and_emits_a_lean_created_event(client, s
     assert set(data) == LEAN_KEYS
     assert data["id"] == str(body["id"]) and data["source_kind"] == "observed"
     assert data["ticket_id"] == "1001" and data["customer_name"] == "Ann Lee"
+    assert data["source"] == "api"
 
 
 def test_retrieve_and_another_tenants_appointment_is_not_found(client, shop):
@@ -355,6 +357,7 @@ def test_activity_books_an_online_appointment_with_an_observed_event(client, sho
     assert record["source"] == "online_booking" and record["tech_id"] == "alex"
     [event] = events("appointment.created")
     assert event["source_kind"] == "observed" and event["tech_id"] == "alex"
+    assert event["source"] == "online_booking"  # the event says how it was booked, as the record does
     bad = runner.invoke(
         args=[
             "shop",

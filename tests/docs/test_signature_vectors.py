@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import pytest
@@ -18,28 +17,13 @@ import stripe
 from shop.domain.webhooks import destinations
 from shop.domain.webhooks import transport as webhook_transport
 from shop.domain.webhooks.signing import signature_header
+from tests.helpers.doc_receiver import DOCS, code_block, doc_python_module
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 VECTORS_FILE = DOCS / "webhook-signature-vectors.json"
 VECTORS = json.loads(VECTORS_FILE.read_text(encoding="utf-8"))["vectors"]
 BY_NAME = {v["name"]: v for v in VECTORS}
 VALID = [v for v in VECTORS if v["valid"]]
 LOOPBACK = destinations.parse_networks("127.0.0.0/8")
-
-
-def code_block(language: str) -> str:
-    """The one fenced block of `language` in docs/webhooks.md."""
-    text = (DOCS / "webhooks.md").read_text(encoding="utf-8")
-    blocks = re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.S | re.M)
-    assert len(blocks) == 1, f"docs/webhooks.md should hold exactly one {language} block"
-    return blocks[0]
-
-
-def doc_python_module() -> types.ModuleType:
-    """docs/webhooks.md's Python receiver, loaded as a module (its __main__ part does not run)."""
-    module = types.ModuleType("doc_receiver")
-    exec(compile(code_block("python"), "docs/webhooks.md#python", "exec"), module.__dict__)
-    return module
 
 
 def test_the_vectors_cover_every_case_the_issue_lists():

@@ -110,6 +110,18 @@ class Console:
 
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
 
+    def shows(self, fragment: str, selector: str = "main") -> bool:
+        """Whether the element shows this text now (False mid-navigation, as `heading`)."""
+        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+        try:
+            return fragment in self.text(selector)
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+
+    def wait_for_text(self, fragment: str, selector: str = "main", timeout: float = 20) -> None:
+        wait_until(lambda: self.shows(fragment, selector), timeout=timeout)
+
     def click(self, selector: str) -> None:
         from selenium.webdriver.common.by import By
 

@@ -78,6 +78,7 @@ def test_a_customer_holds_then_books_and_the_appointment_and_its_event_exist(cli
     assert SlotHold.get().status == "consumed"
     created = [e for e in Event.select() if e.type == "appointment.created"]
     assert len(created) == 1 and created[0].data["id"] == str(booked.id)
+    assert created[0].data["source"] == "online_booking"  # what a subscriber reads (DESIGN.md)
     done = client.get(response.headers["Location"])
     assert done.status_code == 200 and "You are booked" in page_text(done)
     assert "Tuesday 1 December at 10:00 am" in page_text(done)

@@ -27,6 +27,7 @@ LEAN_FIELDS = (
     "tech_id",
     "ticket_id",
     "customer_name",
+    "source",  # who booked it (api, staff, online_booking): DESIGN's "online bookings source: online_booking"
 )
 # PATCH moves between the non-terminal statuses (see docs/decisions.md, issue 3)
 NEXT_STATUSES = {
@@ -54,7 +55,8 @@ def _iso_date(value) -> str:
 
 
 def lean_payload(appointment: Appointment, kind: str) -> dict:
-    """The lean created/updated/canceled payload: no phone or email, id as a string."""
+    """The lean created/updated/canceled payload: no phone or email, id as a string, and how it was
+    booked (`source`)."""
     data = {"object": "appointment", "id": str(appointment.id)}
     data.update({name: getattr(appointment, name) for name in LEAN_FIELDS})
     data["scheduled_date"] = _iso_date(appointment.scheduled_date)
