@@ -86,6 +86,7 @@ DEFAULTS = {
 MAX_TRUSTED_PROXIES = 10
 LOG_FORMATS = ("text", "json")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+SMS_PROVIDERS = ("gateway", "twilio", "log")
 
 
 class ConfigError(ValueError):
@@ -194,9 +195,27 @@ def log_level(config) -> str:
     return value.upper()
 
 
+def sms_provider(config) -> str:
+    """SHOP_SMS_PROVIDER when set (`gateway`, `twilio` or `log`), else `gateway` when
+    SHOP_SMS_GATEWAY_URL is set, else `log`; ConfigError for a provider that lacks its settings."""
+    value = config.get("SMS_PROVIDER") or ("gateway" if config.get("SMS_GATEWAY_URL") else "log")
+    if not isinstance(value, str) or value.lower() not in SMS_PROVIDERS:
+        raise ConfigError(f"SHOP_SMS_PROVIDER must be one of {', '.join(SMS_PROVIDERS)}, not {value!r}")
+    value = value.lower()
+    if value == "twilio" and not (config.get("TWILIO_ACCOUNT_SID") and config.get("TWILIO_AUTH_TOKEN")):
+        raise ConfigError(
+            "SHOP_SMS_PROVIDER=twilio needs SHOP_TWILIO_ACCOUNT_SID and SHOP_TWILIO_AUTH_TOKEN "
+            "(the account's SID and auth token from Twilio's console)"
+        )
+    if value == "gateway" and not config.get("SMS_GATEWAY_URL"):
+        raise ConfigError("SHOP_SMS_PROVIDER=gateway needs SHOP_SMS_GATEWAY_URL")
+    return value
+
+
 def check_settings(config) -> None:
     """Refuse settings the service cannot run with (ConfigError names the setting); the app and
     the consumer call it before they open anything."""
     trusted_proxies(config)
     log_format(config)
     log_level(config)
+    sms_provider(config)

@@ -1,6 +1,8 @@
 """Configuration order: defaults, then instance/config.py, then SHOP_* variables, then test dict."""
 
-from shop.config import load_config
+import pytest
+
+from shop.config import DEFAULTS, ConfigError, check_settings, load_config, sms_provider
 from shop.db import postgres_options
 
 
@@ -80,3 +82,59 @@ def test_a_new_instance_folder_is_0700_and_its_database_0600(tmp_path, monkeypat
     assert files["shop.sqlite3"] == 0o600 and files["secret_key"] == 0o600
     data = {name: mode for name, mode in files.items() if not name.endswith("-writers")}  # an empty lock file
     assert all(mode & 0o077 == 0 for mode in data.values()), files
+
+
+SMS_SETTINGS = [
+    ({}, "log"),
+    ({"SMS_GATEWAY_URL": "https://gw.example/sms"}, "gateway"),
+    ({"SMS_PROVIDER": "twilio", "TWILIO_ACCOUNT_SID": "AC1", "TWILIO_AUTH_TOKEN": "t"}, "twilio"),
+    ({"SMS_PROVIDER": "Twilio", "TWILIO_ACCOUNT_SID": "AC1", "TWILIO_AUTH_TOKEN": "t"}, "twilio"),
+    ({"SMS_PROVIDER": "log", "SMS_GATEWAY_URL": "https://gw.example/sms"}, "log"),
+    (
+        {"SMS_PROVIDER": "twilio", "SMS_GATEWAY_URL": "https://gw.example/sms", "TWILIO_ACCOUNT_SID": "AC1"}
+        | {"TWILIO_AUTH_TOKEN": "t"},
+        "twilio",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("settings", "provider"),
+    SMS_SETTINGS,
+    ids=[
+        "nothing set sends through the log provider",
+        "a gateway url picks the gateway",
+        "twilio chosen with its account",
+        "the provider's name in any case",
+        "an explicit log provider wins over a gateway url",
+        "an explicit twilio wins over a gateway url",
+    ],
+)
+def test_the_sms_provider(settings, provider):
+    assert sms_provider({**DEFAULTS, **settings}) == provider
+
+
+REFUSED = [
+    (
+        {"SMS_PROVIDER": "twilio"},
+        "SHOP_SMS_PROVIDER=twilio needs SHOP_TWILIO_ACCOUNT_SID and SHOP_TWILIO_AUTH_TOKEN",
+    ),
+    (
+        {"SMS_PROVIDER": "twilio", "TWILIO_ACCOUNT_SID": "AC1"},
+        "SHOP_SMS_PROVIDER=twilio needs SHOP_TWILIO_ACCOUNT_SID and SHOP_TWILIO_AUTH_TOKEN",
+    ),
+    ({"SMS_PROVIDER": "gateway"}, "SHOP_SMS_PROVIDER=gateway needs SHOP_SMS_GATEWAY_URL"),
+    ({"SMS_PROVIDER": "pigeon"}, "SHOP_SMS_PROVIDER must be one of gateway, twilio, log, not 'pigeon'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    REFUSED,
+    ids=["twilio without its account", "twilio without its token", "gateway without its url", "unknown"],
+)
+def test_an_sms_provider_without_its_settings_stops_the_start(settings, says, tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOP_INSTANCE_PATH", str(tmp_path))
+    with pytest.raises(ConfigError) as refused:
+        check_settings(load_config(settings))
+    assert str(refused.value).startswith(says)

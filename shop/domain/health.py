@@ -4,6 +4,7 @@ import logging
 from datetime import datetime
 
 from shop import clock
+from shop.config import sms_provider
 from shop.db import db
 from shop.domain import backlog, heartbeat
 from shop.queue import huey
@@ -44,13 +45,6 @@ def messaging(config) -> dict:
         "sms": sms_provider(config) if sms_provider(config) != "log" else LOG_PROVIDER,
         "email": "smtp" if config.get("SMTP_URL") else LOG_PROVIDER,
     }
-
-
-def sms_provider(config) -> str:
-    """SHOP_SMS_PROVIDER, else `gateway` when SHOP_SMS_GATEWAY_URL is set, else `log`."""
-    if config.get("SMS_PROVIDER"):
-        return str(config["SMS_PROVIDER"])
-    return "gateway" if config.get("SMS_GATEWAY_URL") else "log"
 
 
 def unavailable(body: dict) -> bool:

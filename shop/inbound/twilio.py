@@ -11,6 +11,7 @@ from flask import Response, current_app, request
 from shop.domain.actor import provider
 from shop.domain.messaging import inbound, receipts
 from shop.domain.messaging.conversations import MESSAGE
+from shop.domain.messaging.providers import TWILIO_OPTED_OUT
 from shop.inbound.blueprint import SMS_MAX_BYTES, bp, e164, enabled_by, limit_body, require_type, text_field
 from shop.platform.errors import ApiError
 
@@ -30,7 +31,6 @@ STATUSES = {
     "failed": "failed",
     "canceled": "failed",
 }
-OPTED_OUT = "21610"  # Twilio: "Attempt to send to unsubscribed recipient"
 
 
 def compute_signature(token: str, url: str, params) -> str:
@@ -110,7 +110,7 @@ def twilio_status():
     if status is None:
         raise ApiError(400, "invalid_field", "MessageStatus is not one Twilio sends.", param="MessageStatus")
     error = text_field(form.get("ErrorCode"), "ErrorCode", required=False, limit=32)
-    message = receipts.record_receipt(sid, status, error, error == OPTED_OUT, ACTOR, "MessageSid")
+    message = receipts.record_receipt(sid, status, error, error == TWILIO_OPTED_OUT, ACTOR, "MessageSid")
     return {
         "object": "delivery_receipt",
         "message_id": message.id,

@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import time
 from collections import Counter
 from email import message_from_bytes
 from pathlib import Path
@@ -15,8 +16,11 @@ from tests.helpers import auth_headers
 from tests.helpers.messages import ANN_PHONE, shop_fixture
 from tests.helpers.processes import wait_until
 from tests.helpers.receivers import HttpReceiver, SmtpSink
+from tests.helpers.twilio_api import FakeTwilio, created, twilio_error
+from tests.inbound.conftest import PUBLIC_URL, SHOP_NUMBER, TWILIO_TOKEN, post_twilio
 
 FAST_RETRIES = {"SHOP_SEND_RETRY_DELAYS": "0.3,0.3,0.3"}
+STATUS_PATH = "/inbound/sms/twilio/status"
 
 
 @pytest.fixture
@@ -190,3 +194,62 @@ def test_killing_the_consumer_mid_burst_loses_no_message(client, load, start_con
     # twice: at most one batch per worker thread
     assert sum(count - 1 for count in received.values()) <= 4 * delivery.BATCH
     assert Event.select().where(Event.type == "message.sent").count() == 60
+
+
+@pytest.fixture
+def twilio_shop(load, app, monkeypatch):
+    """acme on its own number; the web app takes Twilio's signed status callbacks."""
+    load(shop_fixture(sms_numbers=[SHOP_NUMBER]))
+    monkeypatch.setitem(app.config, "TWILIO_AUTH_TOKEN", TWILIO_TOKEN)
+    monkeypatch.setitem(app.config, "PUBLIC_URL", PUBLIC_URL)
+    return auth_headers("sk_test_acme_token_0001")
+
+
+def twilio_consumer(start_consumer, twilio, **extra):
+    """A consumer sending SMS through the fake Twilio, trusting its CA (`extra`: settings over them)."""
+    settings = twilio.settings(PUBLIC_URL=PUBLIC_URL, **extra)
+    env = {f"SHOP_{name}": value for name, value in settings.items()}
+    return start_consumer(**env, REQUESTS_CA_BUNDLE=twilio.ca_path, **FAST_RETRIES)
+
+
+def test_sms_through_twilio_reads_sent_then_delivered_by_its_callback(
+    client, twilio_shop, start_consumer, tmp_path
+):
+    with FakeTwilio(tmp_path, script=[created("SM" + "e" * 32)]) as twilio:
+        twilio_consumer(start_consumer, twilio)
+        send_sms(client, twilio_shop)
+        wait_until(delivered)
+    assert twilio.forms == [
+        {"To": ANN_PHONE, "From": SHOP_NUMBER, "Body": "Ready!", "StatusCallback": PUBLIC_URL + STATUS_PATH}
+    ]
+    message = Message.get(Message.direction == "outbound")
+    assert message.external_uuid == "SM" + "e" * 32
+    params = {"MessageSid": message.external_uuid, "MessageStatus": "delivered", "AccountSid": twilio.sid}
+    assert post_twilio(client, STATUS_PATH, params).status_code == 200
+    assert delivered("delivered")
+    assert Event.select().where(Event.type == "message.sent").count() == 1
+
+
+def test_twilio_failing_then_accepting_delivers_once(client, twilio_shop, start_consumer, tmp_path):
+    script = [twilio_error(500, 20500, "Internal Server Error"), created("SM-after-500")]
+    with FakeTwilio(tmp_path, script=script) as twilio:
+        twilio_consumer(start_consumer, twilio)
+        send_sms(client, twilio_shop)
+        wait_until(delivered)
+    message = Message.get(Message.direction == "outbound")
+    assert (message.external_uuid, message.delivery_attempts, len(twilio.forms)) == ("SM-after-500", 2, 2)
+    assert Event.select().where(Event.type == "message.sent").count() == 1
+
+
+def test_twilio_refusing_the_credentials_fails_the_message_once(
+    client, twilio_shop, start_consumer, tmp_path
+):
+    with FakeTwilio(tmp_path) as twilio:
+        twilio_consumer(start_consumer, twilio, TWILIO_AUTH_TOKEN="not-the-token")
+        send_sms(client, twilio_shop)
+        wait_until(lambda: delivered("failed"))
+        time.sleep(1)  # three retry delays' worth: nothing more arrives
+        assert twilio.requests == 1
+    assert "Twilio answered 401, error 20003" in Message.get(Message.direction == "outbound").delivery_error
+    logs = "".join(path.read_text() for path in Path(os.environ["SHOP_INSTANCE_PATH"]).glob("consumer-*.log"))
+    assert "failed permanently" in logs and "not-the-token" not in logs and "Ready!" not in logs

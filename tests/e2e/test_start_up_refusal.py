@@ -55,8 +55,12 @@ def test_gunicorn_refuses_to_serve_with_a_key_that_does_not_open_the_secrets(sub
         ({"SHOP_TRUSTED_PROXIES": "-1"}, "SHOP_TRUSTED_PROXIES must be a whole number from 0 to 10"),
         ({"SHOP_TRUSTED_PROXIES": "one"}, "SHOP_TRUSTED_PROXIES must be a whole number from 0 to 10"),
         ({"SHOP_LOG_FORMAT": "yaml"}, "SHOP_LOG_FORMAT must be text or json, not 'yaml'"),
+        (
+            {"SHOP_SMS_PROVIDER": "twilio", "SHOP_TWILIO_AUTH_TOKEN": "a-token"},
+            "SHOP_SMS_PROVIDER=twilio needs SHOP_TWILIO_ACCOUNT_SID and SHOP_TWILIO_AUTH_TOKEN",
+        ),
     ],
-    ids=["negative proxies", "proxies not a number", "an unknown log format"],
+    ids=["negative proxies", "proxies not a number", "an unknown log format", "twilio without its account"],
 )
 def test_a_bad_setting_stops_the_consumer_and_gunicorn(app, env, says):
     for command in CONSUMERS.values():

@@ -8,7 +8,7 @@ from shop import clock
 from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
 from shop.domain.appointments import reminders
 from shop.domain.events.outbox import emit
-from shop.domain.messaging import addresses, providers, receipts
+from shop.domain.messaging import addresses, providers, receipts, suppressions
 from shop.domain.messaging.conversations import MESSAGE
 from shop.models import Message
 from shop.platform import metrics
@@ -104,7 +104,7 @@ def attempt(message_id: int, config) -> list[tuple[int, float]]:
                 sent.append((message, _deliver(message, config)))
                 log_send(message, "sent", began)
             except providers.PermanentFailure as error:
-                _failed(message, str(error), [])
+                _failed(message, str(error), [], opted_out=isinstance(error, providers.OptedOut))
                 log_send(message, "failed", began, str(error))
             except providers.TransientFailure as error:
                 delay = _failed(message, str(error), retry_delays(config))
@@ -156,7 +156,7 @@ def _deliver(message: Message, config) -> providers.Accepted:
         envelope_sender=addresses.bounce_address(config, message.id) if message.channel == "email" else None,
     )
     try:
-        return providers.deliver(outgoing, config.get("SMTP_URL"), config.get("SMS_GATEWAY_URL"))
+        return providers.deliver(outgoing, config)
     except (providers.TransientFailure, providers.PermanentFailure):
         raise
     except Exception as error:
@@ -194,8 +194,9 @@ def _release(messages: list[Message]) -> list[tuple[int, float]]:
     return [(message.id, 0.0) for message in messages]
 
 
-def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
-    """Schedule a retry while the table of delays lasts, else record the permanent failure."""
+def _failed(message: Message, reason: str, delays: list[float], opted_out: bool = False) -> float | None:
+    """Schedule a retry while the table of delays lasts, else record the permanent failure; a
+    provider that refused because the recipient opted out has the address suppressed."""
     message.delivery_attempts += 1
     message.delivery_error = reason
     message.claimed_until = None
@@ -219,6 +220,8 @@ def _failed(message: Message, reason: str, delays: list[float]) -> float | None:
             # it, and the inbox says so, as for a receipt
             reminders.message_failed(message.id)
             receipts.notify_failed(message)
+        if opted_out:  # as the provider's receipt with its opt-out code does
+            suppressions.suppress(message.tenant_id, message.channel, message.recipient, "provider_opt_out")
     metrics.message_finished(message.channel, "retry" if retry else "failed")
     return delay if retry else None
 

@@ -1,4 +1,4 @@
-"""Message providers: SMTP for email, an HTTP gateway for SMS, and a log provider for demos."""
+"""Message providers: SMTP for email, an HTTP gateway or Twilio for SMS, and a log provider for demos."""
 
 import logging
 import secrets
@@ -11,9 +11,11 @@ from email import policy
 from email.header import Header
 from email.mime.text import MIMEText
 from email.utils import formataddr, formatdate, make_msgid, parseaddr
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import requests
+
+from shop.config import sms_provider
 
 log = logging.getLogger("shop.providers")
 
@@ -24,6 +26,11 @@ class TransientFailure(Exception):
 
 class PermanentFailure(Exception):
     """The provider refused the message for good (5xx SMTP replies, 4xx HTTP)."""
+
+
+class OptedOut(PermanentFailure):
+    """The provider refused the message because the recipient opted out with it (Twilio's 21610):
+    the number is suppressed as by the provider's receipt."""
 
 
 @dataclass(frozen=True)
@@ -212,16 +219,93 @@ def send_sms_gateway(url: str, message: Outgoing, timeout: float = 10) -> Accept
     return Accepted(external_uuid=external[:255])
 
 
+TWILIO_OPTED_OUT = "21610"  # Twilio: "Attempt to send to unsubscribed recipient"
+TWILIO_STATUS_PATH = "/inbound/sms/twilio/status"
+
+
+@dataclass(frozen=True)
+class TwilioAccount:
+    api_url: str
+    sid: str
+    auth_token: str
+    status_callback: str | None = None  # where Twilio posts the message's status (signed)
+
+    def __repr__(self) -> str:  # never the auth token, should an account end up in a traceback
+        return f"TwilioAccount(api_url={self.api_url!r}, sid={self.sid!r})"
+
+
+def twilio_account(config) -> TwilioAccount:
+    """The account of SHOP_TWILIO_*; status callbacks go to SHOP_PUBLIC_URL when it is set."""
+    public = config.get("PUBLIC_URL")
+    return TwilioAccount(
+        api_url=str(config.get("TWILIO_API_URL") or "https://api.twilio.com").rstrip("/"),
+        sid=str(config["TWILIO_ACCOUNT_SID"]),
+        auth_token=str(config["TWILIO_AUTH_TOKEN"]),
+        status_callback=str(public).rstrip("/") + TWILIO_STATUS_PATH if public else None,
+    )
+
+
+def send_sms_twilio(account: TwilioAccount, message: Outgoing, timeout: float = 10) -> Accepted:
+    """POST To, From, Body (and StatusCallback) form-encoded to Twilio's Messages resource with
+    basic auth; Twilio answers 201 with the message's `sid`, which its status callbacks name."""
+    if not message.sender:
+        raise PermanentFailure("no From number for Twilio: give the shop sms_numbers or set SHOP_SMS_FROM")
+    form = {"To": message.recipient, "From": message.sender, "Body": message.body}
+    if account.status_callback:
+        form["StatusCallback"] = account.status_callback
+    url = f"{account.api_url}/2010-04-01/Accounts/{quote(account.sid, safe='')}/Messages.json"
+    try:
+        response = requests.post(
+            url, data=form, auth=(account.sid, account.auth_token), timeout=timeout, allow_redirects=False
+        )
+    except requests.RequestException as error:
+        raise TransientFailure(f"Twilio unreachable: {type(error).__name__}") from None
+    if not 200 <= response.status_code < 300:
+        raise twilio_refusal(response)
+    try:
+        sid = str(response.json()["sid"])
+    except (ValueError, TypeError, KeyError):
+        raise TransientFailure("Twilio answered without a message sid") from None
+    return Accepted(external_uuid=sid[:255])
+
+
+def twilio_refusal(response: requests.Response) -> Exception:
+    """Twilio's error answer (JSON `{code, message, more_info, status}`) as our failure: 429 and
+    5xx transient, any other answer permanent, 21610 an opt-out. Twilio's `message` is left out:
+    it may quote the recipient's number, and the error is logged and shown."""
+    try:
+        answer = response.json()
+        code, more = answer.get("code"), answer.get("more_info")
+    except (ValueError, AttributeError):
+        code, more = None, None
+    said = f"Twilio answered {response.status_code}"
+    if isinstance(code, (int, str)) and str(code).isdigit():
+        said += f", error {code}"
+    if isinstance(more, str) and more.startswith("https://") and len(more) <= 200:
+        said += f" ({more})"
+    if response.status_code == 429 or response.status_code >= 500:
+        return TransientFailure(said)
+    if str(code) == TWILIO_OPTED_OUT:
+        return OptedOut(f"{said}: the recipient opted out")
+    if response.status_code in (401, 403):
+        return PermanentFailure(f"{said}: check SHOP_TWILIO_ACCOUNT_SID and SHOP_TWILIO_AUTH_TOKEN")
+    return PermanentFailure(said)
+
+
 def send_logged(message: Outgoing) -> Accepted:
     """The demo provider: logs that it would send, and accepts."""
     log.info("log provider: %s to %s (%d chars)", message.channel, message.recipient, len(message.body))
     return Accepted(external_uuid="log_" + secrets.token_hex(8), logged=True)
 
 
-def deliver(message: Outgoing, smtp_url: str | None, sms_gateway_url: str | None) -> Accepted:
+def deliver(message: Outgoing, config) -> Accepted:
     """Send through the provider configured for the channel (the log provider when none is)."""
-    if message.channel == "email" and smtp_url:
-        return send_email_smtp(smtp_url, message)
-    if message.channel == "sms" and sms_gateway_url:
-        return send_sms_gateway(sms_gateway_url, message)
+    if message.channel == "email" and config.get("SMTP_URL"):
+        return send_email_smtp(config["SMTP_URL"], message)
+    if message.channel == "sms":
+        provider = sms_provider(config)
+        if provider == "gateway":
+            return send_sms_gateway(config["SMS_GATEWAY_URL"], message)
+        if provider == "twilio":
+            return send_sms_twilio(twilio_account(config), message)
     return send_logged(message)
