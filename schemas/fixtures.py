@@ -266,7 +266,21 @@ class TemplatesFixture(Schema):
     cancellation = Str(validate=[ma.validate.Length(max=TEMPLATE_MAX_LENGTH), _template])
 
 
-class BookingFixture(Schema):
+class AppointmentMessagesFixture(Schema):
+    """The booking keys of reminders, quiet hours, customer messages and their texts (issue 25):
+    the fixture's rules, which the console's settings page loads too (shop.domain.appointments.settings)."""
+
+    reminders = ma.fields.List(
+        ma.fields.Nested(ReminderRuleFixture),
+        load_default=list,
+        validate=[ma.validate.Length(max=MAX_REMINDER_RULES), _distinct_rules],
+    )
+    quiet_hours = ma.fields.Raw(allow_none=True, load_default=None, validate=_quiet_hours)
+    customer_messages = ma.fields.Nested(CustomerMessagesFixture, load_default=dict)
+    templates = ma.fields.Nested(TemplatesFixture, load_default=dict)
+
+
+class BookingFixture(AppointmentMessagesFixture):
     enabled = Bool(load_default=True)
     slot_minutes = ma.fields.Integer(strict=True, load_default=30, validate=DayMinutes)
     capacity = ma.fields.Integer(strict=True, load_default=1, validate=Positive)
@@ -281,15 +295,8 @@ class BookingFixture(Schema):
     closed_dates = ma.fields.List(ma.fields.Date(), load_default=list)
     services = ma.fields.List(ma.fields.Nested(BookingServiceFixture), load_default=list)
     techs = ma.fields.List(ma.fields.Nested(BookingTechFixture), load_default=list)
-    # issue 25: reminders, quiet hours, customer messages and their texts (absent: all off)
-    reminders = ma.fields.List(
-        ma.fields.Nested(ReminderRuleFixture),
-        load_default=list,
-        validate=[ma.validate.Length(max=MAX_REMINDER_RULES), _distinct_rules],
-    )
-    quiet_hours = ma.fields.Raw(allow_none=True, load_default=None, validate=_quiet_hours)
-    customer_messages = ma.fields.Nested(CustomerMessagesFixture, load_default=dict)
-    templates = ma.fields.Nested(TemplatesFixture, load_default=dict)
+    # issue 25: reminders, quiet hours, customer messages and their texts come from the parent
+    # (absent: all off)
 
     @ma.post_load
     def plain_dates(self, data, **kwargs):

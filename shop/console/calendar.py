@@ -110,6 +110,7 @@ REMINDER_REASONS = {
     "appointment_completed": "the appointment was completed",
     "appointment_no_show": "the customer did not come",
     "provider_failed": "the provider refused it",
+    "settings_changed": "the shop changed its reminder settings",
 }
 
 

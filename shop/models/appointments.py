@@ -98,7 +98,7 @@ class SlotHold(BaseModel):
 
 # an appointment's reminders and customer messages (issue 25): one row per rule or message
 MAX_REMINDER_RULES, REMINDER_MIN_MINUTES, REMINDER_MAX_MINUTES = 5, 5, 20_160
-TEMPLATE_PLACEHOLDERS = ("shop", "customer_name", "date", "time", "service", "tech")
+TEMPLATE_PLACEHOLDERS = ("shop", "customer_name", "first_name", "date", "time", "service", "tech")
 TEMPLATE_MAX_LENGTH = 1_000
 REMINDER_KINDS = ("reminder", "confirmation", "reschedule", "cancellation")
 REMINDER_STATUSES = ("pending", "sent", "skipped", "cancelled", "failed")
@@ -110,6 +110,7 @@ REMINDER_REASONS = (
     "appointment_completed",
     "appointment_no_show",
     "provider_failed",
+    "settings_changed",  # the shop changed its reminder rules or quiet hours (console settings)
 )
 
 

@@ -9,6 +9,7 @@ see it in the navigation.
 """
 
 from shop.console.views import (
+    appointment_settings,
     board,
     calendar,
     calendar_feeds,
@@ -34,4 +35,5 @@ MODULES = (
     board,
     customers,
     money,
+    appointment_settings,
 )

@@ -181,6 +181,79 @@ def _plan_reminders(tenant_id: str, appointment: Appointment, settings: Settings
         )
 
 
+def replan_future(tenant_id: str, settings: Settings) -> int:
+    """After a change of the rules or quiet hours (inside its transaction): every appointment not
+    finished whose start is still ahead gets the reminders the new settings give it. A pending row
+    the new plan repeats is kept; any other pending row is cancelled (`settings_changed`); a rule
+    with no row yet gets one, planned from now (so `too_late` if its time has passed). A rule's row
+    that was already sent, skipped or failed is left alone: nobody is reminded twice. Returns how
+    many appointments were looked at."""
+    zone, now = settings.zone, clock.now()
+    today = now.replace(tzinfo=UTC).astimezone(zone).date()
+    query = (
+        Appointment.for_tenant(tenant_id)
+        .where(
+            Appointment.status.not_in(TERMINAL_STATUSES)
+            & (Appointment.scheduled_date >= today - timedelta(days=1))
+        )
+        .order_by(Appointment.id)  # locked in one order, as every change locks its appointment first
+    )
+    count = 0
+    for appointment in locked(query):
+        start = start_instant(appointment, zone)
+        if start > now:
+            _replan(tenant_id, appointment, start, settings, now)
+            count += 1
+    return count
+
+
+def _replan(tenant_id: str, appointment: Appointment, start: datetime, settings: Settings, now) -> None:
+    rows = locked(
+        AppointmentReminder.select().where(
+            (AppointmentReminder.appointment == appointment.id)
+            & (AppointmentReminder.kind == "reminder")
+            & (AppointmentReminder.status != "cancelled")
+        )
+    )
+    rules = {rule["before_minutes"]: rule for rule in settings.rules}
+    handled = set()
+    for row in rows:
+        rule = rules.get(row.before_minutes)
+        if row.status == "pending" and not _plan_holds(row, rule, start, settings, now):
+            row.status, row.reason, row.updated_at = "cancelled", "settings_changed", now
+            row.save()
+            continue
+        handled.add(row.before_minutes)
+    for before_minutes, rule in rules.items():
+        if before_minutes in handled:
+            continue
+        when, status, reason = plan(before_minutes, start, now, settings.quiet_hours, settings.zone)
+        _new_row(
+            tenant_id,
+            appointment,
+            "reminder",
+            before_minutes=before_minutes,
+            channels=list(rule["channels"]),
+            starts_at=start,
+            scheduled_for=when,
+            status=status,
+            reason=reason,
+        )
+
+
+def _plan_holds(
+    row: AppointmentReminder, rule: dict | None, start: datetime, settings: Settings, now
+) -> bool:
+    """Whether a pending row is what the settings would plan now (one already due stays if its
+    rule does: its time is not moved under a consumer about to send it)."""
+    if rule is None or list(row.channels or ()) != list(rule["channels"]) or row.starts_at != start:
+        return False
+    if row.scheduled_for <= now:
+        return True
+    when, status, _ = plan(row.before_minutes, start, now, settings.quiet_hours, settings.zone)
+    return status == "pending" and when == row.scheduled_for
+
+
 STOP_MESSAGES_SQL = named_sql(
     "UPDATE message SET delivery_status = 'failed', delivery_error = :error "
     "WHERE id = :id AND delivery_status = 'queued' RETURNING id"
@@ -476,6 +549,10 @@ def _claim(reminder_id: str, appointment_id: int, wait: bool) -> str | None:
         row.status, row.reason = "cancelled", CANCEL_REASON[appointment.status]
     elif start_instant(appointment, settings.zone) != row.starts_at:
         row.status, row.reason = "cancelled", "rescheduled"
+    elif row.kind == "reminder" and all(r["before_minutes"] != row.before_minutes for r in settings.rules):
+        # its rule was removed by a settings change that did not see this row (a booking committed
+        # while the change ran): it is not sent
+        row.status, row.reason = "cancelled", "settings_changed"
     elif now >= row.starts_at:  # the consumers were down past the start: no use any more
         row.status, row.reason = "skipped", "too_late"
     elif (chosen := first_usable(tenant_id, appointment, row.channels or ())) is None:
