@@ -293,8 +293,9 @@ def twilio_refusal(response: requests.Response) -> Exception:
 
 
 def send_logged(message: Outgoing) -> Accepted:
-    """The demo provider: logs that it would send, and accepts."""
-    log.info("log provider: %s to %s (%d chars)", message.channel, message.recipient, len(message.body))
+    """The demo provider: logs that it would send (our message id, never the recipient or the
+    text: no personal data in logs), and accepts."""
+    log.info("log provider: %s message %s (%d chars)", message.channel, message.reference, len(message.body))
     return Accepted(external_uuid="log_" + secrets.token_hex(8), logged=True)
 
 
