@@ -3,13 +3,14 @@
 import hashlib
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, render_template, send_file
+from flask import Blueprint, abort, current_app, render_template, request, send_file
 from werkzeug.exceptions import HTTPException
 
 from shop.console.pages import POLICY, TITLES
 from shop.platform import errors, ratelimit
 from shop.platform.auth import client_address
 from shop.platform.errors import ApiError
+from shop.portal import forms
 
 bp = Blueprint("portal", __name__)
 STYLESHEET = Path(__file__).resolve().parents[1] / "assets" / "portal.css"
@@ -44,6 +45,14 @@ def limit_per_address():
             "Too many requests from your address; wait a moment and try again.",
             headers={"Retry-After": str(retry)},
         )
+
+
+@bp.before_request
+def check_forms():
+    """Every customer form's CSRF token, before its page looks anything up (one place: a new form
+    cannot forget it)."""
+    if request.method == "POST":
+        forms.check_csrf()
 
 
 @bp.after_request

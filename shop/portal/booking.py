@@ -76,7 +76,6 @@ def book(tenant_id: str):
 def hold(tenant_id: str):
     """Hold the chosen time while the customer types their details (the API's slot hold)."""
     shop = shop_or_404(tenant_id)
-    forms.check_csrf()
     forms.check_not_a_bot(timed=False)
     choice, errors = _choice(shop, request.form)
     time = _one(request.form, "time", 5)
@@ -118,7 +117,6 @@ def details_post(tenant_id: str, hold_id: str):
     """Book the held time with source `online_booking` (the API's create_appointment, event included)."""
     shop = shop_or_404(tenant_id)
     held = _hold_or_404(shop, hold_id)
-    forms.check_csrf()
     forms.check_not_a_bot()
     typed, errors = {}, {}
     for name, limit in DETAILS.items():
@@ -152,7 +150,6 @@ def release(tenant_id: str, hold_id: str):
     """Give the held time back and choose another."""
     shop = shop_or_404(tenant_id)
     held = _hold_or_404(shop, hold_id)
-    forms.check_csrf()
     if held.state == "active":
         release_hold(shop.tenant.id, held.id)
     return redirect(

@@ -131,7 +131,9 @@ def test_another_shop_s_hold_is_refused(client, shop):
     response = client.post(stolen, data={**details_form(client, location), **PERSON})
     assert_page(response, 404)
     assert snapshot() == before
-    assert_page(client.post(stolen.replace("/details/", "/release/"), data={}), 404)
+    assert_page(
+        client.post(stolen.replace("/details/", "/release/"), data=details_form(client, location)), 404
+    )
     assert SlotHold.get().status == "active"
 
 

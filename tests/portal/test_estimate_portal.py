@@ -146,6 +146,7 @@ def test_a_link_of_another_kind_a_hidden_ticket_or_a_suspended_shop_is_a_404(cli
     estimate_id, path = sent_estimate(client, ticket_id="2001", headers=GLOBEX)
     token = path.rsplit("/", 1)[1]
     assert client.get(path).status_code == 200
+    fields = form(client, path, "approve-form")  # a real form's CSRF token: the refusal is the 404
     assert_page(client.get("/portal/invoices/" + token), 404)
     from shop.models import Tenant, Ticket
 
@@ -154,7 +155,7 @@ def test_a_link_of_another_kind_a_hidden_ticket_or_a_suspended_shop_is_a_404(cli
     Tenant.update(suspended=False).where(Tenant.id == "globex").execute()
     Ticket.update(hidden=True).where(Ticket.id == 2001).execute()
     assert_page(client.get(path), 404)
-    assert_page(client.post(path + "/approve", data={"name": "x"}), 404)
+    assert_page(client.post(path + "/approve", data={**fields, "name": "x"}), 404)
 
 
 def test_a_form_without_its_csrf_cookie_is_refused_and_nothing_is_written(client, shop):
