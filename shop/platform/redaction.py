@@ -18,9 +18,15 @@ SECRET_PATTERNS = (
     (re.compile(r"\b([a-z][a-z0-9+.\-]*://[^:/\s@]*:)[^@\s/]+@", re.IGNORECASE), r"\1[redacted]@"),
     # a calendar feed's token is its credential: the dev server's and a proxy's access lines hold it
     (re.compile(r"(/calendar/)[A-Za-z0-9_\-]{8,}(\.ics)"), r"\1[redacted]\2"),
+    # a teammate's stored password (werkzeug's method$salt$hash): peewee's DEBUG lines show its row
+    (re.compile(r"\b((?:scrypt|pbkdf2)[:\w]*\$)[^\s'\"$]+\$[0-9a-fA-F]+"), r"\1[redacted]"),
+    # a SHA-256 digest of a secret (an API key's token_hash, a session id, a portal link's hash)
+    (re.compile(r"\b[0-9a-fA-F]{64}\b"), "[redacted-digest]"),
 )
 # one pass that finds none of the above in most lines, so they skip the substitutions
-MIGHT_HOLD_A_SECRET = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/", re.IGNORECASE)
+MIGHT_HOLD_A_SECRET = re.compile(
+    r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/|scrypt|pbkdf2|[0-9a-f]{64}", re.IGNORECASE
+)
 # literal values the service holds (the instance secret key, the metrics token): masked as such
 _known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it
 _known_lock = threading.Lock()

@@ -34,6 +34,10 @@ def test_the_filter_masks_arguments_and_tracebacks():
         ("smtp://mailer:hunter2@mail.example.com:587", "smtp://mailer:[redacted]@mail.example.com:587"),
         ("postgresql://shop:s3cr%21t@db/shop", "postgresql://shop:[redacted]@db/shop"),
         ("v1=short t=1 plain words", "v1=short t=1 plain words"),
+        ("'scrypt:32768:8:1$fUe7sgOC$c64c3ed3', 'owner'", "'scrypt:32768:8:1$[redacted]', 'owner'"),
+        ("hash pbkdf2:sha256:600000$Ab$0f1e end", "hash pbkdf2:sha256:600000$[redacted] end"),
+        ("['acme', '" + "a0" * 32 + "', 'test']", "['acme', '[redacted-digest]', 'test']"),
+        ("req_0123456789abcdef01234567 evt_" + "ab" * 12, "req_0123456789abcdef01234567 evt_" + "ab" * 12),
     ],
     ids=[
         "a bearer token",
@@ -43,6 +47,10 @@ def test_the_filter_masks_arguments_and_tracebacks():
         "an SMTP password",
         "a database password",
         "ordinary text is left alone",
+        "a teammate's stored password (scrypt)",
+        "a teammate's stored password (pbkdf2)",
+        "an API key's token hash in a query's parameters",
+        "request and event ids are left alone",
     ],
 )
 def test_redact_masks_every_shape_of_secret(text, expected):
