@@ -77,7 +77,7 @@ def _remove_new_database(app, path: str) -> None:
 shop = AppGroup("shop", help="Repair-Shop Service commands.", callback=_refuse_an_old_schema)
 key = AppGroup("key", help="Create, list and revoke API keys.")
 shop.add_command(key)
-user = AppGroup("user", help="Create teammates, set their passwords, disable them.")
+user = AppGroup("user", help="Create teammates, set their passwords and roles, disable them.")
 shop.add_command(user)
 
 DEMO_TENANT = "acme"
@@ -314,6 +314,19 @@ def user_disable(tenant_id: str, email: str) -> None:
     except ApiError as error:
         raise click.ClickException(error.message) from None
     _print_json({"tenant": tenant_id, "email": disabled.email, "disabled": True})
+
+
+@user.command("set-role")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id.")
+@click.option("--email", required=True, help="The teammate's email.")
+@click.option("--role", type=click.Choice(("owner", "staff")), required=True)
+def user_set_role(tenant_id: str, email: str, role: str) -> None:
+    """Make a teammate an owner or staff (in force from their next page)."""
+    try:
+        changed = teammates.set_role(tenant_id, email, role)
+    except ApiError as error:
+        raise click.ClickException(error.message) from None
+    _print_json({"tenant": tenant_id, "email": changed.email, "role": changed.role})
 
 
 # \b keeps click from re-wrapping the list: one KIND a line, from the table the command dispatches on

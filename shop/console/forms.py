@@ -57,3 +57,15 @@ def load(schema, data: dict) -> dict:
         name, problems = next(iter(error.normalized_messages().items()))
         detail = problems[0] if isinstance(problems, list) else "not valid."
         raise _refuse(name, str(detail)) from None
+
+
+def gather(errors: dict, read):
+    """One field's reader: its value, or None with its refusal put in `errors` under the field's name,
+    so that every bad field of a form is shown beside it at once."""
+    try:
+        return read()
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        errors.setdefault(error.param or "form", error.message)
+        return None

@@ -1,14 +1,18 @@
 """API keys: create (token shown once, stored hashed), revoke, list, describe."""
 
+import re
 import secrets
 from datetime import datetime
 
 from shop import clock
+from shop.db import write_transaction
 from shop.models import ApiKey, Tenant
 from shop.platform.auth import hash_token
 from shop.platform.errors import ApiError, not_found
 
 MODES = ("live", "test")
+# what a key id may look like (ours are key_<16 hex>; fixtures choose their own): anything else is no key
+KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 # every scope the service knows: the spec's nine, the read scopes of event families, and the write
 # scopes of the records' own API (docs/decisions.md, issue 24)
 SCOPES = (
@@ -72,32 +76,54 @@ def create_key(
     return key, token
 
 
-def revoke_key(key_id: str) -> ApiKey:
-    """Mark a key revoked; it answers 401 from the next request on."""
-    key = ApiKey.get_or_none(ApiKey.id == key_id)
+def tenant_key(tenant_id: str, key_id: str) -> ApiKey:
+    """One key of this tenant: another tenant's key, or no such key, is the same 404."""
+    key = None
+    if isinstance(key_id, str) and KEY_ID.fullmatch(key_id):
+        key = ApiKey.get_or_none((ApiKey.id == key_id) & (ApiKey.tenant == tenant_id))
     if key is None:
         raise not_found("API key", key_id, "key_id")
-    key.revoked = True
-    key.save()
     return key
 
 
-def list_keys(tenant_id: str) -> list[dict]:
-    """Every key of a tenant, oldest first, as an operator sees it (never the token or its hash)."""
+def revoke_key(key_id: str, tenant_id: str | None = None) -> ApiKey:
+    """Mark a key revoked (within `tenant_id` when given: the owners' console page); it answers 401
+    from the next request on, and the console sessions opened with it end at their next request."""
+    with write_transaction():
+        if tenant_id is not None:
+            key = tenant_key(tenant_id, key_id)
+        else:
+            key = ApiKey.get_or_none(ApiKey.id == key_id)
+            if key is None:
+                raise not_found("API key", key_id, "key_id")
+        if not key.revoked:
+            key.revoked = True
+            key.save()
+    return key
+
+
+def list_keys(tenant_id: str, with_prefix: bool = False) -> list[dict]:
+    """Every key of a tenant, oldest first, as an operator sees it (never the token or its hash; the
+    token's first 12 characters only for the owners' console page, which tells keys apart by them)."""
     if Tenant.get_or_none(Tenant.id == tenant_id) is None:
         raise not_found("tenant", tenant_id, "tenant")
     keys = ApiKey.select().where(ApiKey.tenant == tenant_id).order_by(ApiKey.created_at, ApiKey.id)
-    return [
-        {
-            "id": key.id,
-            "mode": key.mode,
-            "scopes": list(key.scopes),
-            "revoked": key.revoked,
-            "expires_at": clock.isoformat(key.expires_at),
-            "created_at": clock.isoformat(key.created_at),
-        }
-        for key in keys
-    ]
+    return [describe_key(key, with_prefix) for key in keys]
+
+
+def describe_key(key: ApiKey, with_prefix: bool = False) -> dict:
+    """A key as `shop key list` prints it (and, with its prefix, as the console's Keys page shows it)."""
+    shown = {
+        "id": key.id,
+        "mode": key.mode,
+        "scopes": list(key.scopes),
+        "revoked": key.revoked,
+        "expires_at": clock.isoformat(key.expires_at),
+        "created_at": clock.isoformat(key.created_at),
+    }
+    if with_prefix:
+        shown["prefix"] = key.token_prefix
+    return shown
 
 
 def identity(key: ApiKey) -> dict:

@@ -6,6 +6,7 @@ depends on); a password change or a disabled account ends the teammate's console
 """
 
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -14,13 +15,14 @@ from peewee import IntegrityError, fn
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from shop import clock
-from shop.db import write_transaction
+from shop.db import serialize, write_transaction
 from shop.domain.keys import SCOPES
 from shop.models import ConsoleSession, Tenant, User
 from shop.models.tenancy import ROLES
 from shop.platform.errors import ApiError, not_found
 
 PASSWORD_MIN, PASSWORD_MAX = 12, 200
+NAME_MAX, EMAIL_MAX = 255, 320
 # werkzeug's scrypt at its default cost (n=2**15, r=8, p=1: 32 MiB a check); the setting
 # PASSWORD_HASH_METHOD may name another werkzeug method (tests use a cheaper scrypt)
 HASH_METHOD = "scrypt"
@@ -94,7 +96,7 @@ def create_teammate(
     """Add a teammate; returns the row and its password (generated unless given: shown this once)."""
     if role not in ROLES:
         raise ApiError(400, "invalid_field", f"role must be one of {', '.join(ROLES)}.", param="role")
-    email = _email(email)
+    email, name = check_email(email), check_name(name)
     password = check_password(password or secrets.token_urlsafe(18))
     with write_transaction():
         if Tenant.get_or_none(Tenant.id == tenant_id) is None:
@@ -121,13 +123,59 @@ def set_password(tenant_id: str, email: str, password: str) -> User:
     return user
 
 
-def disable_teammate(tenant_id: str, email: str) -> User:
-    """The teammate can no longer sign in; its sessions end now."""
+def disable_teammate(tenant_id: str, email: str, keep_an_owner: bool = False) -> User:
+    """The teammate can no longer sign in; its sessions end now. With `keep_an_owner` (the console)
+    the shop's last enabled owner is refused (409 last_owner): someone must be left to manage it."""
     with write_transaction():
         user = _existing(tenant_id, email)
+        if keep_an_owner:
+            _refuse_the_last_owner(user, "disable")
         user.disabled = True
         user.save()
         end_sessions(user.id)
+    return user
+
+
+def set_role(tenant_id: str, email: str, role: str, keep_an_owner: bool = False) -> User:
+    """A teammate's new role (owner or staff), in force from its next request; with `keep_an_owner`
+    (the console) demoting the shop's last enabled owner is refused (409 last_owner)."""
+    if role not in ROLES:
+        raise ApiError(400, "invalid_field", f"role must be one of {', '.join(ROLES)}.", param="role")
+    with write_transaction():
+        user = _existing(tenant_id, email)
+        if keep_an_owner and role != "owner":
+            _refuse_the_last_owner(user, "demote")
+        if user.role != role:
+            user.role = role
+            user.save()
+    return user
+
+
+def _refuse_the_last_owner(user: User, doing: str) -> None:
+    """409 when `user` is its shop's only enabled owner (inside the caller's write transaction; on
+    PostgreSQL two owners demoting each other at once are serialized by the shop's owners lock)."""
+    serialize("owners", user.tenant_id)
+    if user.role != "owner" or user.disabled:
+        return
+    others = (
+        User.for_tenant(user.tenant_id)
+        .where((User.role == "owner") & (User.disabled == False) & (User.id != user.id))  # noqa: E712
+        .count()
+    )
+    if not others:
+        raise ApiError(
+            409,
+            "last_owner",
+            f"Cannot {doing} the shop's last active owner: make another teammate an owner first.",
+            param="role" if doing == "demote" else "user_id",
+        )
+
+
+def teammate_by_id(tenant_id: str, user_id: int) -> User:
+    """One teammate of this shop by id: another shop's teammate, or no such id, is the same 404."""
+    user = User.for_tenant(tenant_id).where(User.id == user_id).first()
+    if user is None:
+        raise not_found("teammate", user_id, "user_id")
     return user
 
 
@@ -141,11 +189,29 @@ def list_teammates(tenant_id: str) -> list[User]:
     return list(User.for_tenant(tenant_id).order_by(User.email))
 
 
-def _email(email: str) -> str:
+def check_email(email: str) -> str:
     email = (email or "").strip()
-    if not 3 <= len(email) <= 320 or "@" not in email or any(ord(c) < 32 for c in email):
+    if not 3 <= len(email) <= EMAIL_MAX or "@" not in email or _has_control(email):
         raise ApiError(400, "invalid_field", "Not an email address.", param="email")
     return email
+
+
+def check_name(name: str | None) -> str | None:
+    """A teammate's display name: optional, at most 255 characters, no control characters."""
+    name = (name or "").strip()
+    if len(name) > NAME_MAX or _has_control(name):
+        raise ApiError(
+            400,
+            "invalid_field",
+            f"A name has at most {NAME_MAX} characters and no control characters.",
+            param="name",
+        )
+    return name or None
+
+
+def _has_control(text: str) -> bool:
+    """NUL, newlines, escapes and the other control characters (Unicode category Cc)."""
+    return any(unicodedata.category(c) == "Cc" for c in text)
 
 
 def _account(tenant_id: str, email: str) -> User | None:
@@ -153,7 +219,7 @@ def _account(tenant_id: str, email: str) -> User | None:
 
 
 def _existing(tenant_id: str, email: str) -> User:
-    user = _account(tenant_id, _email(email))
+    user = _account(tenant_id, check_email(email))
     if user is None:
         raise not_found("teammate", email, "email")
     return user
