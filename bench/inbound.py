@@ -103,9 +103,7 @@ def post_all(port: int, count: int, prefix: str, path: str = "/inbound/sms/gatew
                 "Content-Type": "application/json",
                 "Service-Signature": signature_header([SECRET], int(time.time()), body),
             }
-            response = session.post(
-                f"http://127.0.0.1:{port}/inbound/sms/gateway", data=body, headers=headers
-            )
+            response = session.post(f"http://127.0.0.1:{port}{path}", data=body, headers=headers)
             if response.status_code != 200:
                 errors.append(response.status_code)
 
