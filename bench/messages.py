@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
+from bench_result import report_result  # noqa: E402  (before bench/ leaves the path)
+
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse  # noqa: E402
@@ -26,8 +28,6 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from email.mime.text import MIMEText  # noqa: E402
 from email.utils import formatdate, make_msgid  # noqa: E402
-
-from bench_result import report_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the script's own folder holds bench/platform.py, which would shadow the standard `platform` module
+from bench_result import report_result  # noqa: E402  (before bench/ leaves the path)
+
 sys.path[0] = str(ROOT)
 FOLDER = tempfile.mkdtemp(prefix="shop-bench-slots-")
 os.environ.update(
@@ -33,7 +35,6 @@ os.environ.update(
     SHOP_USAGE_READ_SAMPLE_RATE="0",
 )
 
-from bench_result import report_result  # noqa: E402
 
 from shop import clock, create_app  # noqa: E402
 from shop.db import db, write_transaction  # noqa: E402
