@@ -25,8 +25,6 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench_result import report_result
-
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "sk_test_bench_notifications_01"
 GOAL = 1.5
@@ -201,6 +199,8 @@ def measure(args, inbox: str) -> dict:
 
 
 def main() -> int:
+    from bench_result import report_result  # the parent's (a --child runs with -P: no bench/ on its path)
+
     args = parse_args()
     if args.child:
         child(int(args.child[0]), args.child[1])

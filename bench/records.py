@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench_result import report_result
-
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "sk_test_bench_records_0001"
 SCOPES = ["customers.read", "customers.write", "tickets.read", "tickets.write", "leads.read", "leads.write"]
@@ -256,6 +254,8 @@ def measure(args, name: str, deadline: float) -> dict:
 
 def report(args, name: str, figures: dict) -> bool:
     """Print one workload's table; whether its goal is met."""
+    from bench_result import report_result  # the parent's (a --child runs with -P: no bench/ on its path)
+
     workload, met = WORKLOADS[name], True
     print(f"\n{name}: {workload.description}")
     print(f"ms: median of {figures['rounds']} alternating batches of {args.requests} requests")

@@ -74,7 +74,11 @@ def insert_appointments(tenant: str, first_id: int, count: int, start, due: bool
     from shop.domain.appointments.reminders import start_instant
     from shop.models import Appointment, AppointmentReminder, Tenant
 
-    zone = ZoneInfo(Tenant.get_by_id(tenant).timezone or "UTC")  # the job re-checks the start in it
+    shop = Tenant.get_by_id(tenant)
+    zone = ZoneInfo(shop.timezone or "UTC")  # the job re-checks the start in it
+    # the shop's rules the rows come from (a row whose rule is gone is cancelled, not sent)
+    rules = [{"before_minutes": before, "channels": ["email"]} for before in (1440, 120)]
+    Tenant.update(booking={**(shop.booking or {}), "reminders": rules}).where(Tenant.id == tenant).execute()
     local = start.replace(tzinfo=UTC).astimezone(zone)
     now = clock.now()
     for chunk in range(0, count, 1000):  # within SQLite's 32,766 parameters a statement
