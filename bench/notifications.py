@@ -199,12 +199,12 @@ def measure(args, inbox: str) -> dict:
 
 
 def main() -> int:
-    from bench_result import report_result  # the parent's (a --child runs with -P: no bench/ on its path)
-
     args = parse_args()
     if args.child:
         child(int(args.child[0]), args.child[1])
         return 0
+    from bench_result import report_result  # the parent's (a --child runs with -P: no bench/ on its path)
+
     print(f"load average before: {Path('/proc/loadavg').read_text().split()[:3]}")
     met = True
     for inbox in ("triaged", "untriaged"):
