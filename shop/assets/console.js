@@ -74,4 +74,42 @@ document.addEventListener("DOMContentLoaded", function () {
       form.submit();
     });
   });
+  // the Calendar: an appointment dropped on a slot posts its own Move form with that day and time
+  // (the form works without this; keyboards open Move and press its button)
+  var moving = null;
+  document.querySelectorAll(".appointment[draggable=true]").forEach(function (item) {
+    item.addEventListener("dragstart", function (event) {
+      if (event.target !== item) return;  // a field inside it being dragged, not the appointment
+      moving = item;
+      item.classList.add("dragging");
+      event.dataTransfer.effectAllowed = "move";
+      event.dataTransfer.setData("text/plain", item.getAttribute("data-appointment"));
+    });
+    item.addEventListener("dragend", function () {
+      item.classList.remove("dragging");
+      moving = null;
+    });
+  });
+  document.querySelectorAll(".slot[data-date][data-time]").forEach(function (slot) {
+    slot.addEventListener("dragover", function (event) {
+      if (!moving) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "move";
+      slot.classList.add("drop-target");
+    });
+    slot.addEventListener("dragleave", function (event) {
+      if (!slot.contains(event.relatedTarget)) slot.classList.remove("drop-target");
+    });
+    slot.addEventListener("drop", function (event) {
+      event.preventDefault();
+      slot.classList.remove("drop-target");
+      if (!moving) return;
+      var form = document.getElementById("move-" + moving.getAttribute("data-appointment"));
+      if (!form) return;
+      form.querySelector("input[name=scheduled_date]").value = slot.getAttribute("data-date");
+      form.querySelector("input[name=scheduled_time]").value = slot.getAttribute("data-time");
+      moving.classList.add("moving");
+      form.submit();
+    });
+  });
 });

@@ -125,6 +125,7 @@ POST_CASES = [
     ("/console/calendar/book", {**BOOK, "duration_minutes": "abc"}, 400, "a duration that is no number"),
     ("/console/calendar/book", {**BOOK, "duration_minutes": "999999"}, 400, "a huge duration"),
     ("/console/calendar/book", {**BOOK, "duration_minutes": "0"}, 400, "a zero duration"),
+    ("/console/calendar/book", {**BOOK, "duration_minutes": "\u00b2"}, 400, "a superscript-digit duration"),
     ("/console/calendar/book", {**BOOK, "duration_minutes": "-30"}, 400, "a negative duration"),
     ("/console/calendar/book", {**BOOK, "customer_name": ""}, 400, "booking without a name"),
     ("/console/calendar/book", {**BOOK, "customer_name": "n" * 256}, 400, "an over-long name"),

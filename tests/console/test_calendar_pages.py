@@ -1,13 +1,14 @@
 """The console's Calendar through the test client: the week, slot capacity and reasons, booking, and
-cancel / complete / no-show with the API's own rules and messages."""
+cancel / complete / no-show with the API's own rules and messages, and moving an appointment (the
+API's PATCH: capacity, reminders re-planned, appointment.updated)."""
 
 import re
 
 import pytest
 
-from shop.models import Appointment, Event
+from shop.models import Appointment, AppointmentReminder, Event
 from tests.helpers import auth_headers, logged_rows, tenant_fixture
-from tests.helpers.appointments import BASE, BOOKING, HOLDS, NEW, TICKETS, set_clock
+from tests.helpers.appointments import BASE, BOOKING, HOLDS, NEW, TICKETS, set_clock, snapshot
 from tests.helpers.console import page_text, sign_in
 from tests.helpers.processes import wait_until
 
@@ -244,3 +245,245 @@ def test_dashboard_completions_and_no_shows_are_not_delivered_but_the_apis_are(c
     assert client.post(f"{BASE}/{from_api}/{api_path}", headers=API).status_code == 200
     finished = [e.data["id"] for e in Event.select() if e.type == f"appointment.{status}"]
     assert finished == [from_api]
+
+
+# --- moving an appointment (issue 27 item 5): the API's PATCH from a form (or a drag) -------------
+
+MOVE = "/console/calendar/move"
+REMINDERS = [{"before_minutes": 1440, "channels": ["sms"]}, {"before_minutes": 120, "channels": ["sms"]}]
+
+
+def reminder_states(client, appointment_id: int) -> list[tuple]:
+    """(kind, before_minutes, scheduled_for, status, reason) of each of the appointment's rows (the API's)."""
+    response = client.get(f"{BASE}/{appointment_id}/reminders", headers=API)
+    assert response.status_code == 200, response.get_json()
+    return [
+        (r["kind"], r["before_minutes"], r["scheduled_for"], r["status"], r["reason"])
+        for r in response.get_json()["data"]
+    ]
+
+
+def written() -> tuple:
+    """Appointments, events and reminder rows: what a refused move must leave as they were."""
+    return snapshot(), [
+        tuple(r) for r in AppointmentReminder.select().order_by(AppointmentReminder.id).tuples()
+    ]
+
+
+def move_form(csrf: str, appointment_id, **fields) -> dict:
+    return {
+        "csrf_token": csrf,
+        "appointment_id": appointment_id,
+        "scheduled_date": "2026-12-03",
+        "scheduled_time": "11:00",
+        **fields,
+    }
+
+
+def test_moving_an_appointment_reschedules_it_as_the_api_s_patch_does(client, load):
+    set_clock("2026-11-25T12:00:00")
+    booking = {**BOOKING, "reminders": REMINDERS, "customer_messages": {"reschedule": True}}
+    load(tenant_fixture("acme", booking=booking, tickets=TICKETS))
+    appointment = book(client)  # Tuesday 1 December 10:00 (15:00 UTC)
+    assert [r[2:4] for r in reminder_states(client, appointment)] == [
+        ("2026-11-30T15:00:00.000Z", "pending"),
+        ("2026-12-01T13:00:00.000Z", "pending"),
+    ]
+    csrf = sign_in(client, TOKEN)
+    response = client.post(MOVE, data=move_form(csrf, appointment))  # to Thursday 3 December 11:00
+    assert response.status_code == 303
+    assert (
+        response.headers["Location"]
+        == f"/console/calendar?week=2026-12-03&done=moved#appointment-{appointment}"
+    )
+    moved = Appointment.get_by_id(appointment)
+    assert (str(moved.scheduled_date), moved.scheduled_time, moved.duration_minutes) == (
+        "2026-12-03",
+        "11:00",
+        30,
+    )
+    updated = [e.data for e in Event.select() if e.type == "appointment.updated"]
+    assert len(updated) == 1
+    assert (updated[0]["id"], updated[0]["scheduled_date"], updated[0]["scheduled_time"]) == (
+        str(appointment),
+        "2026-12-03",
+        "11:00",
+    )
+    rows = reminder_states(client, appointment)
+    assert [r for r in rows if r[0] == "reminder" and r[3] == "cancelled"] == [
+        ("reminder", 1440, "2026-11-30T15:00:00.000Z", "cancelled", "rescheduled"),
+        ("reminder", 120, "2026-12-01T13:00:00.000Z", "cancelled", "rescheduled"),
+    ]
+    assert [r for r in rows if r[0] == "reminder" and r[3] == "pending"] == [
+        ("reminder", 1440, "2026-12-02T16:00:00.000Z", "pending", None),
+        ("reminder", 120, "2026-12-03T14:00:00.000Z", "pending", None),
+    ]
+    assert [r[0] for r in rows].count("reschedule") == 1  # the customer is told of the move
+    html = page_text(client.get(response.headers["Location"]))
+    assert "Moved." in html
+    assert remaining(html, "2026-12-03", "11:00") == "1 / 2"
+    item = html.split(f'id="appointment-{appointment}"')[1].split("</li>")[0]
+    assert "<strong>11:00</strong>" in item
+    tuesday = page_text(client.get(WEEK))
+    assert remaining(tuesday, "2026-12-01", "10:00") == "2 / 2"  # the old place is free again
+
+
+def test_a_move_can_change_the_length_too_and_an_empty_length_keeps_it(client, shop):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    form = move_form(csrf, appointment, scheduled_date="2026-12-01", scheduled_time="10:00")
+    assert client.post(MOVE, data={**form, "duration_minutes": "60"}).status_code == 303
+    assert Appointment.get_by_id(appointment).duration_minutes == 60
+    assert (
+        client.post(MOVE, data={**form, "scheduled_time": "13:00", "duration_minutes": ""}).status_code == 303
+    )
+    moved = Appointment.get_by_id(appointment)
+    assert (moved.scheduled_time, moved.duration_minutes) == ("13:00", 60)
+    assert len([e for e in Event.select() if e.type == "appointment.updated"]) == 2
+
+
+def test_a_time_off_the_slot_grid_is_taken_as_the_api_s_patch_takes_it(client, shop):
+    csrf = sign_in(client, TOKEN)
+    by_form, by_api = book(client), book(client, customer_name="Bo Chen")
+    answer = client.patch(
+        f"{BASE}/{by_api}", json={"scheduled_date": "2026-12-03", "scheduled_time": "10:15"}, headers=API
+    )
+    response = client.post(MOVE, data=move_form(csrf, by_form, scheduled_time="10:15"))
+    assert answer.status_code == 200 and response.status_code == 303
+    assert (
+        Appointment.get_by_id(by_form).scheduled_time
+        == Appointment.get_by_id(by_api).scheduled_time
+        == "10:15"
+    )
+
+
+def test_a_move_to_a_full_slot_is_refused_with_the_free_starts_and_writes_nothing(client, shop):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    book(client, customer_name="Bo Chen", scheduled_date="2026-12-03", scheduled_time="11:00")
+    book(client, customer_name="Cy Park", scheduled_date="2026-12-03", scheduled_time="11:00")
+    before = written()
+    response = client.post(MOVE, data=move_form(csrf, appointment))
+    assert response.status_code == 409 and response.mimetype == "text/html"
+    text = page_text(response)
+    assert "Not moved: 2026-12-03 11:00 has no place left for 30 minutes." in text
+    assert "Free instead: 2026-12-03 11:30" in text and "slot_unavailable" in text
+    assert written() == before
+
+
+@pytest.mark.parametrize("action", ["cancel", "complete", "no-show"])
+def test_a_finished_appointment_cannot_be_moved(client, shop, action):
+    csrf = sign_in(client, TOKEN)
+    appointment = book(client)
+    done = client.post(
+        f"/console/calendar/{action}", data={"csrf_token": csrf, "appointment_id": appointment}
+    )
+    assert done.status_code == 303
+    html = page_text(client.get(WEEK))
+    item = html.split(f'id="appointment-{appointment}"')[1].split("</li>")[0]
+    tag = re.search(rf'<li [^>]*id="appointment-{appointment}">', html).group(0)
+    assert MOVE not in item and "draggable" not in tag
+    before = written()
+    response = client.post(MOVE, data=move_form(csrf, appointment))
+    assert response.status_code == 409
+    assert "a cancelled, completed or no-show appointment cannot be moved" in page_text(response)
+    assert written() == before
+
+
+def test_the_week_offers_a_move_form_and_drop_targets_to_writers(client, shop):
+    appointment = book(client)
+    sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    assert f'id="move-{appointment}"' in html and 'name="scheduled_date" value="2026-12-01"' in html
+    assert f'draggable="true" data-appointment="{appointment}"' in html
+    assert 'data-date="2026-12-01" data-time="10:00"' in html
+
+
+def test_a_read_only_key_has_no_move(client, load):
+    set_clock("2026-11-25T12:00:00")
+    load(tenant_fixture("acme", booking=BOOKING, scopes=["appointments.read"]))
+    appointment = Appointment.create(tenant="acme", **NEW)
+    csrf = sign_in(client, TOKEN)
+    html = page_text(client.get(WEEK))
+    assert MOVE not in html and "draggable" not in html and "data-date=" not in html
+    response = client.post(MOVE, data=move_form(csrf, appointment.id))
+    assert response.status_code == 403 and "appointments.write" in page_text(response)
+    assert Appointment.get_by_id(appointment.id).scheduled_time == "10:00"
+
+
+LONG = "9" * 5000
+BAD_MOVES = [
+    ({"scheduled_date": "2026-02-30"}, 400, "scheduled_date", "no such day"),
+    ({"scheduled_date": "2026-12-1"}, 400, "scheduled_date", "a date not written YYYY-MM-DD"),
+    ({"scheduled_date": "99999-01-01"}, 400, "scheduled_date", "a five-digit year"),
+    ({"scheduled_date": ""}, 400, "scheduled_date", "no date"),
+    ({"scheduled_date": ["2026-12-03", "2026-12-04"]}, 400, "scheduled_date", "two dates"),
+    ({"scheduled_date": LONG}, 400, "scheduled_date", "an over-long date"),
+    ({"scheduled_date": "2026-12-0\x00"}, 400, "scheduled_date", "a NUL in the date"),
+    ({"scheduled_time": "25:00"}, 400, "scheduled_time", "no such time"),
+    ({"scheduled_time": "11:00:00"}, 400, "scheduled_time", "a time with seconds"),
+    ({"scheduled_time": "1100"}, 400, "scheduled_time", "a time without a colon"),
+    ({"scheduled_time": "11:0\x00"}, 400, "scheduled_time", "a NUL in the time"),
+    ({"scheduled_time": ["11:00", "12:00"]}, 400, "scheduled_time", "two times"),
+    ({"scheduled_time": ""}, 400, "scheduled_time", "no time"),
+    ({"duration_minutes": "abc"}, 400, "duration_minutes", "a length that is no number"),
+    ({"duration_minutes": "²"}, 400, "duration_minutes", "a superscript digit"),
+    ({"duration_minutes": "1.5"}, 400, "duration_minutes", "a fraction"),
+    ({"duration_minutes": "0"}, 400, "duration_minutes", "a zero length"),
+    ({"duration_minutes": "-30"}, 400, "duration_minutes", "a negative length"),
+    ({"duration_minutes": "999999"}, 400, "duration_minutes", "a huge length"),
+    ({"duration_minutes": LONG}, 400, "duration_minutes", "an over-long length"),
+    ({"duration_minutes": ["30", "60"]}, 400, "duration_minutes", "two lengths"),
+    ({"appointment_id": "abc"}, 400, "appointment_id", "a non-numeric id"),
+    ({"appointment_id": "-1"}, 400, "appointment_id", "a negative id"),
+    ({"appointment_id": "99999999999999999999"}, 400, "appointment_id", "a huge id"),
+    ({"appointment_id": ["{acme}", "{acme}"]}, 400, "appointment_id", "two ids"),
+    ({"appointment_id": ""}, 400, "appointment_id", "no id"),
+    ({"appointment_id": "2147483647"}, 404, None, "an unknown appointment"),
+    ({"appointment_id": "{globex}"}, 404, None, "another tenant's appointment"),
+]
+
+
+@pytest.fixture
+def two_shops(client, load):
+    """acme and globex, each with one appointment on Tuesday 1 December 10:00; acme signed in."""
+    set_clock("2026-11-25T12:00:00")
+    load(tenant_fixture("acme", booking=BOOKING), tenant_fixture("globex", booking=BOOKING))
+    ids = {}
+    for tenant in ("acme", "globex"):
+        response = client.post(BASE, json=NEW, headers=auth_headers(f"sk_test_{tenant}_token_0001"))
+        ids[tenant] = str(response.get_json()["id"])
+    return ids, sign_in(client, TOKEN)
+
+
+@pytest.mark.parametrize(
+    "fields, status, param, label", [pytest.param(*case, id=case[3]) for case in BAD_MOVES]
+)
+def test_bad_move_input_gets_a_clear_page_and_writes_nothing(client, two_shops, fields, status, param, label):
+    ids, csrf = two_shops
+    form = move_form(csrf, ids["acme"])
+    for name, value in fields.items():
+        values = value if isinstance(value, list) else [value]
+        form[name] = [v.format(**ids) if name == "appointment_id" else v for v in values]
+    before = written()
+    response = client.post(MOVE, data=form)
+    assert response.status_code == status, page_text(response)
+    assert response.mimetype == "text/html" and "Traceback" not in page_text(response)
+    if param:
+        assert param in " ".join(re.sub(r"<[^>]+>", " ", page_text(response)).split())
+    else:
+        assert "No appointment" in page_text(response)
+    assert written() == before
+
+
+def test_a_move_without_the_csrf_token_is_refused(client, two_shops):
+    ids, csrf = two_shops
+    before = written()
+    for token in (None, "forged"):
+        form = move_form(csrf, ids["acme"])
+        form.pop("csrf_token")
+        if token:
+            form["csrf_token"] = token
+        response = client.post(MOVE, data=form)
+        assert response.status_code == 403 and "csrf_failed" in page_text(response)
+    assert written() == before

@@ -4,13 +4,15 @@ gunicorn (and a real consumer for sends); screenshots of each page go to the tes
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-from shop.models import Appointment, Message
+from shop.models import Appointment, Event, Message
 from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.appointments import BASE, BOOKING, NEW
+from tests.helpers.axe import axe_violations
 from tests.helpers.messages import ANN_PHONE, shop_fixture
 from tests.helpers.processes import wait_until
 
@@ -86,6 +88,47 @@ def test_cancelling_an_appointment_from_the_calendar_changes_its_status(client, 
     assert "reason: Customer called" in console.text(f"#appointment-{booked}")
     assert remaining(console, day, "10:00") == "2"  # the place is free again
     console.screenshot("calendar-cancelled")
+
+
+# what a mouse drag fires, dispatched with one DataTransfer (chromedriver's own drag sends no HTML5
+# drag events): the appointment's dragstart, the slot's dragover and drop, the appointment's dragend
+DRAG = """
+const item = document.getElementById(arguments[0]);
+const slot = document.getElementById(arguments[1]);
+const data = new DataTransfer();
+const fire = (target, type) => target.dispatchEvent(
+  new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+fire(item, 'dragstart'); fire(slot, 'dragenter'); fire(slot, 'dragover');
+fire(slot, 'drop'); fire(item, 'dragend');
+"""
+
+
+@pytest.mark.sqlite_only  # the page does not depend on the backend: tests/console covers both
+def test_dragging_an_appointment_onto_another_slot_moves_it(client, load, signed_in):
+    load(tenant_fixture("acme", booking=BOOKING))
+    monday = next_monday()
+    tuesday = (datetime.fromisoformat(monday) + timedelta(days=1)).date().isoformat()
+    booked = client.post(BASE, json={**NEW, "scheduled_date": monday}, headers=API).get_json()["id"]
+    console = signed_in(TOKEN)
+    console.open(f"/console/calendar?week={monday}")
+    console.wait_for_heading("Calendar")
+    console.click(f"#appointment-{booked} details.move summary")  # the form without drag
+    assert console.driver.find_element(By.ID, f"move-time-{booked}").get_attribute("value") == "10:00"
+    console.screenshot("calendar-move-form")
+    found = axe_violations(console.driver)
+    assert not found, f"calendar with a move form open: {found}"
+    assert remaining(console, monday, "10:00") == "1" and remaining(console, tuesday, "11:00") == "2"
+    console.driver.execute_script(DRAG, f"appointment-{booked}", f"slot-{tuesday}-1100")
+    wait_until(lambda: remaining(console, tuesday, "11:00") == "1", timeout=20)
+    assert "Moved." in console.text("main .notice")
+    moved = Appointment.get_by_id(booked)
+    assert (str(moved.scheduled_date), moved.scheduled_time) == (tuesday, "11:00")
+    assert [e.data["scheduled_time"] for e in Event.select() if e.type == "appointment.updated"] == ["11:00"]
+    assert remaining(console, monday, "10:00") == "2"
+    assert "11:00" in console.text(f"#day-{tuesday} #appointment-{booked}")
+    console.screenshot("calendar-moved")
+    found = axe_violations(console.driver)
+    assert not found, f"calendar after a move: {found}"
 
 
 def _status(console, appointment_id: int) -> str:

@@ -1,9 +1,15 @@
-"""The Calendar: a week of appointments and slots with capacity, booking, cancel, complete and no-show."""
+"""The Calendar: a week of appointments and slots with capacity, booking, moving (by form or drag),
+cancel, complete and no-show."""
 
 import marshmallow as ma
 from flask import g, redirect, url_for
 
-from schemas.appointments import AppointmentCancelSchema, AppointmentCreateSchema, LocalDate
+from schemas.appointments import (
+    AppointmentCancelSchema,
+    AppointmentCreateSchema,
+    AppointmentUpdateSchema,
+    LocalDate,
+)
 from shop.console import calendar, forms, nav
 from shop.console.blueprint import bp
 from shop.console.guard import page
@@ -15,6 +21,7 @@ from shop.platform.errors import ApiError
 nav.add(nav.NavItem("console.calendar_week", "Calendar", "appointments.read"))
 DONE = {
     "booked": "Booked.",
+    "moved": "Moved.",
     "cancelled": "Cancelled.",
     "completed": "Marked completed.",
     "no_show": "Marked as a no-show.",
@@ -55,11 +62,31 @@ def calendar_book():
     }
     for name, longest in BOOKING_FIELDS.items():
         body[name] = forms.text(name, longest, required=name in ("customer_name", "customer_phone"))
-    if minutes := forms.text("duration_minutes", 6, required=False):
-        body["duration_minutes"] = int(minutes) if minutes.isdigit() else minutes
+    if (minutes := _minutes()) is not None:
+        body["duration_minutes"] = minutes
     loaded = forms.load(AppointmentCreateSchema(), {k: v for k, v in body.items() if v is not None})
     booked = appointment_rules.create_appointment(g.tenant.id, loaded, _actor())
     return _to_week(booked, "booked")
+
+
+@bp.route("/calendar/move", methods=["POST"])
+@page("appointments.write")
+def calendar_move():
+    """Move an appointment to a new day and time (and length): the API's PATCH, with its schema,
+    capacity check, reminder re-planning and appointment.updated."""
+    appointment_id = forms.record_id("appointment_id")
+    body = {
+        "scheduled_date": forms.text("scheduled_date", 10),
+        "scheduled_time": forms.text("scheduled_time", 5),
+    }
+    if (minutes := _minutes()) is not None:
+        body["duration_minutes"] = minutes
+    changes = forms.load(AppointmentUpdateSchema(), body)
+    try:
+        moved = appointment_rules.update_appointment(g.tenant.id, appointment_id, changes, _actor())
+    except ApiError as refused:
+        raise _move_refusal(refused) from None
+    return _to_week(moved, "moved")
 
 
 @bp.route("/calendar/cancel", methods=["POST"])
@@ -93,6 +120,28 @@ def calendar_no_show():
 def _actor():
     """Who is at the console (a teammate, or an integrator's key), acting from the dashboard."""
     return actors.teammate(g.actor.name, "dashboard")
+
+
+def _minutes():
+    """The optional duration field: a whole number as the API's JSON would carry it, else the text
+    itself, which the schema refuses by name (ASCII digits only: int() of "²" would raise)."""
+    minutes = forms.text("duration_minutes", 6, required=False)
+    if minutes is None:
+        return None
+    return int(minutes) if minutes.isascii() and minutes.isdigit() else minutes
+
+
+def _move_refusal(refused: ApiError) -> ApiError:
+    """The PATCH's refusal as the Calendar says it: a full slot names the free starts it was offered,
+    a finished appointment says it cannot move (the API's "reset its status" is not a Calendar action)."""
+    if refused.code == "slot_unavailable":
+        offered = (refused.details or {}).get("next_available") or []
+        starts = ", ".join(f"{slot['date']} {slot['time']}" for slot in offered)
+        tail = f" Free instead: {starts}." if starts else " No free start is offered after it."
+        refused.message = f"Not moved: {refused.message}{tail}"
+    elif refused.code == "status_reset_required":
+        refused.message = "Not moved: a cancelled, completed or no-show appointment cannot be moved."
+    return refused
 
 
 def _day(name: str, value: str | None):
