@@ -5,6 +5,9 @@ import marshmallow as ma
 from schemas.common import Count, Int32, PaginationArgsSchema, QueryInt32, Schema, Stamp, list_schema
 
 Str = ma.fields.String
+# what an email subject may hold: no C0 or C1 control, DEL, or Unicode line or paragraph separator
+# (each is a line break or worse in a header); the same class in Python and in the document's regex
+SUBJECT_CHARACTERS = "[^\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029]"
 PUBLIC_DELIVERY_STATUSES = ("queued", "logged", "sent", "delivered", "undelivered", "failed")
 
 
@@ -125,7 +128,11 @@ class MessageSendSchema(Schema):
     content = Str(validate=ma.validate.Length(max=100_000), metadata={"example": "Your phone is ready."})
     body = Str(validate=ma.validate.Length(max=100_000))
     to = Str(validate=ma.validate.Length(min=1, max=320), metadata={"example": "+15555550100"})
-    subject = Str(validate=ma.validate.Length(min=1, max=998))
+    subject = Str(
+        validate=ma.validate.Length(min=1, max=998),
+        # the domain's rule (shop.domain.messaging.sending.check_subject), so the document says it
+        metadata={"pattern": "^" + SUBJECT_CHARACTERS + "*$"},
+    )
 
 
 class SuppressionSchema(Schema):

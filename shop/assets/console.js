@@ -37,79 +37,56 @@ document.addEventListener("DOMContentLoaded", function () {
       selection.addRange(range);
     });
   });
-  // the queue board: a card dropped on another column posts its own Move form with that status
-  // (the form works without this; keyboards use the select and the button)
-  var dragged = null;
-  document.querySelectorAll(".ticket-card[draggable=true]").forEach(function (card) {
-    card.addEventListener("dragstart", function (event) {
-      dragged = card;
-      card.classList.add("dragging");
-      event.dataTransfer.effectAllowed = "move";
-      event.dataTransfer.setData("text/plain", card.getAttribute("data-ticket"));
+  // drag and drop onto a form the page already has: `drop(item, target)` fills the dragged item's
+  // own form for the target and submits it (the forms work without this; keyboards use them)
+  var dragToSubmit = function (items, targets, drop) {
+    var dragged = null;
+    document.querySelectorAll(items).forEach(function (item) {
+      item.addEventListener("dragstart", function (event) {
+        if (event.target !== item) return;  // a field inside it being dragged, not the item
+        dragged = item;
+        item.classList.add("dragging");
+        event.dataTransfer.effectAllowed = "move";
+        event.dataTransfer.setData("text/plain", item.id);
+      });
+      item.addEventListener("dragend", function () {
+        item.classList.remove("dragging");
+        dragged = null;
+      });
     });
-    card.addEventListener("dragend", function () {
-      card.classList.remove("dragging");
-      dragged = null;
+    document.querySelectorAll(targets).forEach(function (target) {
+      target.addEventListener("dragover", function (event) {
+        if (!dragged) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = "move";
+        target.classList.add("drop-target");
+      });
+      target.addEventListener("dragleave", function (event) {
+        if (!target.contains(event.relatedTarget)) target.classList.remove("drop-target");
+      });
+      target.addEventListener("drop", function (event) {
+        event.preventDefault();
+        target.classList.remove("drop-target");
+        if (dragged) drop(dragged, target);
+      });
     });
+  };
+  // the queue board: a card dropped on another column posts its Move form with that status
+  dragToSubmit(".ticket-card[draggable=true]", ".board .column[data-status]", function (card, column) {
+    if (column.contains(card)) return;
+    var form = card.querySelector("form.move");
+    form.querySelector("select[name=status]").value = column.getAttribute("data-status");
+    var list = column.querySelector(".cards");
+    if (list) list.appendChild(card);
+    form.submit();
   });
-  document.querySelectorAll(".board .column[data-status]").forEach(function (column) {
-    column.addEventListener("dragover", function (event) {
-      if (!dragged) return;
-      event.preventDefault();
-      event.dataTransfer.dropEffect = "move";
-      column.classList.add("drop-target");
-    });
-    column.addEventListener("dragleave", function (event) {
-      if (!column.contains(event.relatedTarget)) column.classList.remove("drop-target");
-    });
-    column.addEventListener("drop", function (event) {
-      event.preventDefault();
-      column.classList.remove("drop-target");
-      if (!dragged || column.contains(dragged)) return;
-      var form = dragged.querySelector("form.move");
-      var select = form.querySelector("select[name=status]");
-      select.value = column.getAttribute("data-status");
-      var list = column.querySelector(".cards");
-      if (list) list.appendChild(dragged);
-      form.submit();
-    });
-  });
-  // the Calendar: an appointment dropped on a slot posts its own Move form with that day and time
-  // (the form works without this; keyboards open Move and press its button)
-  var moving = null;
-  document.querySelectorAll(".appointment[draggable=true]").forEach(function (item) {
-    item.addEventListener("dragstart", function (event) {
-      if (event.target !== item) return;  // a field inside it being dragged, not the appointment
-      moving = item;
-      item.classList.add("dragging");
-      event.dataTransfer.effectAllowed = "move";
-      event.dataTransfer.setData("text/plain", item.getAttribute("data-appointment"));
-    });
-    item.addEventListener("dragend", function () {
-      item.classList.remove("dragging");
-      moving = null;
-    });
-  });
-  document.querySelectorAll(".slot[data-date][data-time]").forEach(function (slot) {
-    slot.addEventListener("dragover", function (event) {
-      if (!moving) return;
-      event.preventDefault();
-      event.dataTransfer.dropEffect = "move";
-      slot.classList.add("drop-target");
-    });
-    slot.addEventListener("dragleave", function (event) {
-      if (!slot.contains(event.relatedTarget)) slot.classList.remove("drop-target");
-    });
-    slot.addEventListener("drop", function (event) {
-      event.preventDefault();
-      slot.classList.remove("drop-target");
-      if (!moving) return;
-      var form = document.getElementById("move-" + moving.getAttribute("data-appointment"));
-      if (!form) return;
-      form.querySelector("input[name=scheduled_date]").value = slot.getAttribute("data-date");
-      form.querySelector("input[name=scheduled_time]").value = slot.getAttribute("data-time");
-      moving.classList.add("moving");
-      form.submit();
-    });
+  // the Calendar: an appointment dropped on a slot posts its Move form with that day and time
+  dragToSubmit(".appointment[draggable=true]", ".slot[data-date][data-time]", function (item, slot) {
+    var form = document.getElementById("move-" + item.getAttribute("data-appointment"));
+    if (!form) return;
+    form.querySelector("input[name=scheduled_date]").value = slot.getAttribute("data-date");
+    form.querySelector("input[name=scheduled_time]").value = slot.getAttribute("data-time");
+    item.classList.add("moving");
+    form.submit();
   });
 });

@@ -529,3 +529,16 @@ def test_every_request_the_document_allows_fits_the_servers_request_line(client)
                 longest[operation["operationId"]] = longest_request_line(method.upper(), path, parameters)
     assert max(longest.values()) <= gunicorn_conf.limit_request_line, max(longest.items(), key=lambda i: i[1])
     assert longest["listAppointments"] > 7000  # the filters at their longest: the bound is not vacuous
+
+
+def test_the_send_subject_documents_that_control_characters_are_refused(client):
+    """check_subject refuses line breaks and other controls in a subject: the document says so, or a
+    schema-valid request would be refused (a vertical tab found it)."""
+    send = served_operations(client)[("post", "/api/v1/messages/send")]
+    body = send["requestBody"]["content"]["application/json"]["schema"]
+    ref = body.get("$ref") or body["allOf"][0]["$ref"]
+    schema = client.get("/api/v1/openapi.json").get_json()["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    pattern = schema["properties"]["subject"]["pattern"]
+    assert re.search(pattern, "Re: your phone \u00e9")
+    for bad in ("a\x0bb", "a\r\nBcc: x", "a\u2028b", "a\x85b", "a\x00b"):
+        assert not re.search(pattern, bad), repr(bad)

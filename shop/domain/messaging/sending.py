@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from peewee import fn
 
+from schemas.messages import SUBJECT_CHARACTERS
 from shop import clock, queue
 from shop.db import named_sql, run_sql, serialize, write_transaction
 from shop.domain.messaging.conversations import conversation_for_customer
@@ -21,7 +22,7 @@ PHONE = re.compile(r"^\+[1-9][0-9]{7,14}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 # C0 and C1 controls, DEL and the Unicode line and paragraph separators: in a header each is a line
 # break or worse (a CR/LF would start a header of its own: SMTP header injection)
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL_CHARACTERS = re.compile(SUBJECT_CHARACTERS.replace("[^", "[", 1))
 
 
 def normalise_address(channel: str, address: str) -> str:
