@@ -58,6 +58,7 @@ def test_the_owner_saves_a_reminder_rule_and_sees_it(shop, console):
     assert "Acme: see you at 10:00 AM, Ann!" in console.text("#preview-reminder")
     assert console.driver.find_element(By.ID, "message_confirmation").is_selected()
     assert_accessible(console, "settings (saved)")
+    console.screenshot("console-settings-appointments")
     # a bad amount: refused beside its field, the saved rule unchanged
     fill(console, "rule1_amount", "15")
     Select(console.driver.find_element(By.ID, "rule1_unit")).select_by_visible_text("days")

@@ -38,6 +38,7 @@ def test_the_owner_makes_a_key_and_revokes_it(shop, console):
     console.open("/console/teammates")
     console.wait_for_heading("Teammates")
     assert_accessible(console, "teammates")
+    console.screenshot("console-teammates")
     console.driver.find_element(By.CSS_SELECTOR, 'nav a[href="/console/keys"]').click()
     console.wait_for_heading("API keys")
     assert_accessible(console, "keys")
@@ -47,6 +48,7 @@ def test_the_owner_makes_a_key_and_revokes_it(shop, console):
     console.click("#make-key-submit")
     console.wait_for_heading("New API key")
     assert_accessible(console, "key made")
+    console.screenshot("console-key-made")
     assert "Copy the token now" in console.text(".notice")
     token = console.text("#token")
     made = ApiKey.get(ApiKey.id != "key_acme")
@@ -63,5 +65,6 @@ def test_the_owner_makes_a_key_and_revokes_it(shop, console):
     wait_until(lambda: "done=revoked" in console.driver.current_url, timeout=20)
     console.wait_for_heading("API keys")
     assert_accessible(console, "keys after revoke")
+    console.screenshot("console-keys")
     assert ApiKey.get_by_id(made.id).revoked
     assert me(console, token) == 401
