@@ -18,10 +18,30 @@ NAV: list[NavItem] = [
 ]
 
 
+# the order a shop works in: the day's work, the customers and the money, the messages, then the
+# integrator's and the owner's pages (a page not named here comes after, as it registered)
+ORDER = (
+    "console.overview",
+    "console.board",
+    "console.calendar_week",
+    "console.customers",
+    "console.leads",
+    "console.estimates",
+    "console.invoices",
+    "console.conversations_list",
+    "console.inbox",
+    "console.webhooks",
+    "console.keys",
+    "console.teammates",
+    "console.appointment_settings",
+)
+
+
 def add(item: NavItem) -> None:
-    """Add a page to the navigation (in the order pages are registered)."""
+    """Add a page to the navigation (placed by ORDER, whatever order the pages register in)."""
     if item not in NAV:
         NAV.append(item)
+        NAV.sort(key=lambda i: ORDER.index(i.endpoint) if i.endpoint in ORDER else len(ORDER))
 
 
 def visible(key) -> list[NavItem]:

@@ -423,3 +423,25 @@ def test_no_token_password_or_hash_reaches_a_log_line(app, client, owner, caplog
         written.append(record.getMessage())
     assert not [line for line in written for secret in secrets if secret in line]
     assert any("[redacted-digest]" in line for line in written)  # peewee's DEBUG lines held the rows
+
+
+def test_the_nav_runs_in_the_order_a_shop_works_in(client, owner):
+    html = page_text(client.get("/console/"))
+    nav = html.split("<nav")[1].split("</nav>")[0]
+    shown = re.findall(r'href="(/console/[^"]*)"', nav)
+    expected = [
+        "/console/",
+        "/console/board",
+        "/console/calendar",
+        "/console/customers",
+        "/console/leads",
+        "/console/estimates",
+        "/console/invoices",
+        "/console/conversations",
+        "/console/inbox",
+        "/console/webhooks",
+        "/console/keys",
+        "/console/teammates",
+        "/console/settings/appointments",
+    ]
+    assert [path for path in shown if path in expected] == expected
