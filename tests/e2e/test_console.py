@@ -46,7 +46,7 @@ def test_signing_in_with_a_key_opens_the_overview_with_its_charts(load, signed_i
     for _ in range(4):
         console.driver.switch_to.active_element.send_keys(Keys.TAB)
         order.append(console.driver.switch_to.active_element.text)
-    assert order == ["Skip to content", "Repair-Shop console", "Overview", "Webhooks", "Inbox"]
+    assert order == ["Skip to content", "Repair-Shop console", "Overview", "Board", "Calendar"]
     console.driver.set_window_size(390, 844)  # a phone: the nav wraps, nothing scrolls sideways
     width = console.driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390

@@ -73,7 +73,7 @@ def send_from_the_console(console) -> str:
     wait_until(lambda: console.heading().startswith("Estimate EST-"), timeout=20)
     assert "$150.00" in console.text("main")
     console.click("#send-form button[type=submit]")
-    wait_until(lambda: "emailed" in console.text("main"), timeout=20)
+    console.wait_for_text("emailed")
     assert_accessible(console, "estimate sent")
     return console.driver.find_element(By.CSS_SELECTOR, "main .secret a").get_attribute("href")
 
@@ -91,7 +91,7 @@ def approve_on_a_phone(console, link: str) -> None:
     console.driver.find_element(By.ID, "name").send_keys("Ann Lee")
     time.sleep(1.2)  # a person takes longer than the server's minimum fill time
     console.click("#approve-form button[type=submit]")
-    wait_until(lambda: "You approved this estimate" in console.text("main"), timeout=20)
+    console.wait_for_text("You approved this estimate")
     assert_accessible(console, "portal estimate approved")
     console.screenshot("portal-estimate-approved")
     stored = Estimate.get(Estimate.ticket == 1001, Estimate.status == "approved")

@@ -62,7 +62,7 @@ def test_an_owner_makes_a_calendar_feed_and_revokes_it(shop, console):
 def test_a_customer_opens_an_invoice_link_on_a_phone(shop, console):
     console.driver.set_window_size(*PHONE)
     console.open(f"/portal/invoices/{INVOICE_TOKEN}")
-    wait_until(lambda: "150.00" in console.text("main"), timeout=20)
+    console.wait_for_text("150.00")
     assert console.driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
     assert "Acme" in console.driver.page_source
     assert_accessible(console, "invoice portal")
