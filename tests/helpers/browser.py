@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,17 +107,25 @@ class Console:
         wait_until(lambda: self.heading() == text, timeout=timeout)
 
     def text(self, selector: str) -> str:
+        """The element's text; found again if the page replaced it between the find and the read
+        (a redirect landing, a refresh): a stale element is the page moving on, not a failure."""
+        from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.common.by import By
 
+        for _ in range(20):
+            try:
+                return self.driver.find_element(By.CSS_SELECTOR, selector).text
+            except StaleElementReferenceException:
+                time.sleep(0.1)
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
 
     def shows(self, fragment: str, selector: str = "main") -> bool:
         """Whether the element shows this text now (False mid-navigation, as `heading`)."""
-        from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+        from selenium.common.exceptions import WebDriverException
 
         try:
             return fragment in self.text(selector)
-        except (NoSuchElementException, StaleElementReferenceException):
+        except WebDriverException:  # no such element yet, or its node left the document
             return False
 
     def wait_for_text(self, fragment: str, selector: str = "main", timeout: float = 20) -> None:
