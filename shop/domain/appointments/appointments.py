@@ -137,7 +137,7 @@ def create_appointment(tenant_id: str, body: dict, actor: Actor | None = None) -
             # PostgreSQL: these read with the capacity check's round trip, so the insert, the event,
             # its deliveries and the reminders all go out with the COMMIT (shop.db.read_ahead)
             subscriptions, new_id = subscriptions_ahead(tenant_id), next_id_ahead(Appointment)
-            settings = reminders.settings_ahead(tenant_id)
+            settings_ahead = reminders.settings_ahead(tenant_id)
             if fields.get("ticket_id") is not None:
                 fields["ticket_id"] = linkable_ticket_id(tenant_id, fields["ticket_id"])
             hold = _booked_service(tenant_id, body, fields)
@@ -152,7 +152,7 @@ def create_appointment(tenant_id: str, body: dict, actor: Actor | None = None) -
             if hold is not None:
                 mark_consumed_by(hold, appointment.id)
             emit(tenant_id, "appointment.created", lean_payload(appointment, "created"), subscriptions)
-            reminders.on_created(tenant_id, appointment, actor, settings)
+            reminders.on_created(tenant_id, appointment, actor, settings_ahead)
     except SlotTaken as taken:
         raise taken.answer(tenant_id) from None
     return appointment

@@ -281,10 +281,10 @@ def _stop(appointment: Appointment, reason: str) -> None:
 # --- what the appointment changes call, inside their transactions ----------------------------
 
 
-def on_created(tenant_id: str, appointment: Appointment, actor: Actor | None, settings=None) -> None:
+def on_created(tenant_id: str, appointment: Appointment, actor: Actor | None, ahead=None) -> None:
     """A booking: its reminders, the confirmation, and for an online booking the staff notice;
-    `settings` from settings_ahead() earlier in the transaction saves their read."""
-    settings = settings() if settings is not None else settings_of(tenant_id)
+    `ahead`, what settings_ahead() gave earlier in the transaction, saves the settings' read."""
+    settings = ahead() if ahead is not None else settings_of(tenant_id)
     _plan_reminders(tenant_id, appointment, settings)
     if settings.customer_messages.get("confirmation") and appointment.status not in TERMINAL_STATUSES:
         _customer_message(tenant_id, appointment, "confirmation", settings)
