@@ -126,10 +126,12 @@ def details_post(tenant_id: str, hold_id: str):
             errors[name] = error.message
     if errors:
         return _details_page(shop, held, {k: v or "" for k, v in typed.items()}, errors, 400)
-    body = {k: v for k, v in typed.items() if v is not None}
-    body.update(
-        scheduled_date=held.scheduled_date.isoformat(), scheduled_time=held.scheduled_time, hold_id=held.id
-    )
+    body = {
+        **{k: v for k, v in typed.items() if v is not None},
+        "scheduled_date": held.scheduled_date.isoformat(),
+        "scheduled_time": held.scheduled_time,
+        "hold_id": held.id,
+    }
     try:
         loaded = AppointmentCreateSchema().load(body)
     except ma.ValidationError as error:

@@ -62,7 +62,9 @@ def appointment_settings():
             if errors:
                 settings.validate(body)  # the remaining fields' refusals too, all shown at once
             else:
-                saved = settings.save(g.tenant.id, body, front_office.acting("dashboard"))
+                saved = settings.update_appointment_settings(
+                    g.tenant.id, body, front_office.acting("dashboard")
+                )
                 done = "replanned" if saved.replanned else "saved"
                 return redirect(url_for("console.appointment_settings", done=done), 303)
         except ApiError as error:
@@ -73,7 +75,7 @@ def appointment_settings():
 
 
 def _page(errors: dict, typed):
-    tenant = Tenant.get_by_id(g.tenant.id)
+    tenant = g.tenant  # the signed-in session's shop, read with the session
     saved = settings.current(tenant)
     return render(
         "console/appointment_settings.html",

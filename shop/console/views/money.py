@@ -14,7 +14,7 @@ from shop.console.guard import page
 from shop.console.pages import render
 from shop.domain.messaging.sending import sender_for
 from shop.domain.records import estimates, invoices, portal
-from shop.models import Estimate, Invoice, Payment
+from shop.models import Estimate, Invoice
 from shop.platform.errors import ApiError
 from shop.platform.ids import parse_id
 from shop.platform.public_url import public_root
@@ -282,11 +282,7 @@ def invoice_refund(invoice_id: str):
     typed = {"payment_id": payment_text, "amount": request.form.get("amount", "")[:20]}
     payment = None
     if payment_text.isascii() and payment_text.isdigit() and len(payment_text) <= 10:
-        payment = (
-            Payment.for_tenant(_tenant_id())
-            .where((Payment.id == int(payment_text)) & (Payment.invoice == number))
-            .first()
-        )
+        payment = invoices.invoice_payment(_tenant_id(), number, int(payment_text))
     if payment is None:
         errors["payment_id"] = "Choose one of this invoice's payments."
     amount = _amount("amount", errors, required=False)
@@ -338,10 +334,7 @@ def _amount(name: str, errors: dict, required: bool = True) -> int | None:
 
 def _invoice_page(number: int, typed: dict, errors: dict, status: int, notice=None, link=None):
     found = invoices.retrieve_invoice(_tenant_id(), number)
-    payments = [
-        invoices.with_refunds(p)
-        for p in Payment.for_tenant(_tenant_id()).where(Payment.invoice == found.id).order_by(Payment.id)
-    ]
+    payments = invoices.payments_of_invoice(_tenant_id(), found.id)
     return render(
         "console/invoice.html",
         status,

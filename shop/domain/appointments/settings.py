@@ -74,7 +74,7 @@ def validate(body: dict) -> dict:
     return loaded
 
 
-def save(tenant_id: str, body: dict, actor: Actor) -> Saved:
+def update_appointment_settings(tenant_id: str, body: dict, actor: Actor) -> Saved:
     """Validate and store the four booking keys (the others untouched) in one write transaction;
     a change of the rules or quiet hours re-plans the pending reminders of future appointments
     (docs/decisions.md). 422 for a shop without booking settings: writing them would turn booking on."""
@@ -93,7 +93,7 @@ def save(tenant_id: str, body: dict, actor: Actor) -> Saved:
         stored = {**tenant.booking, **{key: loaded[key] for key in KEYS}}
         Tenant.update(booking=stored).where(Tenant.id == tenant_id).execute()
         tenant.booking = stored
-        replanned = 0
-        if any(before[key] != current(tenant)[key] for key in PLAN_KEYS):
+        after, replanned = current(tenant), 0
+        if any(before[key] != after[key] for key in PLAN_KEYS):
             replanned = reminders.replan_future(tenant_id, reminders.Settings.of(tenant))
-    return Saved(current(tenant), replanned)
+    return Saved(after, replanned)

@@ -45,6 +45,21 @@ def with_amounts(invoice: Invoice) -> Invoice:
     return invoice
 
 
+def payments_of_invoice(tenant_id: str, invoice_id: int) -> list[Payment]:
+    """The invoice's payments, oldest first, each with what is refunded of it (the console's invoice)."""
+    query = Payment.for_tenant(tenant_id).where(Payment.invoice == invoice_id).order_by(Payment.id)
+    return [with_refunds(payment) for payment in query]
+
+
+def invoice_payment(tenant_id: str, invoice_id: int, payment_id: int) -> Payment | None:
+    """One of the invoice's payments, or None (another invoice's or shop's is none of its)."""
+    return (
+        Payment.for_tenant(tenant_id)
+        .where((Payment.id == payment_id) & (Payment.invoice == invoice_id))
+        .first()
+    )
+
+
 def with_refunds(payment: Payment) -> Payment:
     """The payment with what its data adds: amount_refunded and the status that follows from it."""
     refunded = payment.amount_refunded = amount_refunded([payment.id])

@@ -21,7 +21,9 @@ def test_a_save_re_plans_only_what_changed_and_never_reminds_twice(client, load)
     later = book(client, "2026-12-01", "10:00")
     set_clock("2026-11-20T15:00:00")
     assert run_consumer() == ["sent"]  # the day-before reminder of `soon`
-    saved = settings.save("acme", {"reminders": [DAY_BEFORE], "quiet_hours": ["21:00", "09:30"]}, OWNER)
+    saved = settings.update_appointment_settings(
+        "acme", {"reminders": [DAY_BEFORE], "quiet_hours": ["21:00", "09:30"]}, OWNER
+    )
     assert saved.replanned == 2 and saved.settings["quiet_hours"] == ["21:00", "09:30"]
     assert [s[1:] for s in states(client, soon)] == [
         (1440, "2026-11-20T15:00:00.000Z", "sent", None),  # already sent: left alone, not sent again
@@ -42,7 +44,9 @@ def test_quiet_hours_moved_over_a_pending_reminder_move_it(client, load):
     shop(load, reminders=[DAY_BEFORE])
     set_clock("2026-11-20T12:00:00")
     later = book(client, "2026-12-01", "07:30")  # due 07:30 New York the day before
-    settings.save("acme", {"reminders": [DAY_BEFORE], "quiet_hours": ["21:00", "08:00"]}, OWNER)
+    settings.update_appointment_settings(
+        "acme", {"reminders": [DAY_BEFORE], "quiet_hours": ["21:00", "08:00"]}, OWNER
+    )
     assert [s[1:] for s in states(client, later)] == [
         (1440, "2026-11-30T01:59:00.000Z", "pending", None),  # 20:59 New York the evening before
         (1440, "2026-11-30T12:30:00.000Z", "cancelled", "settings_changed"),
@@ -84,7 +88,7 @@ def test_bad_settings_are_refused_with_every_field_named_and_nothing_written(loa
     shop(load)
     before = Tenant.get_by_id("acme").booking
     with pytest.raises(ApiError) as refused:
-        settings.save("acme", body, OWNER)
+        settings.update_appointment_settings("acme", body, OWNER)
     assert refused.value.status == 400 and refused.value.code == "invalid_field"
     assert refused.value.param in refused.value.details["fields"]
     assert Tenant.get_by_id("acme").booking == before
@@ -93,5 +97,5 @@ def test_bad_settings_are_refused_with_every_field_named_and_nothing_written(loa
 def test_the_rules_are_the_fixture_s(load):
     shop(load)
     with pytest.raises(ApiError) as refused:
-        settings.save("acme", {"templates": {"reminder": "{shop} {phone}"}}, OWNER)
+        settings.update_appointment_settings("acme", {"templates": {"reminder": "{shop} {phone}"}}, OWNER)
     assert "Unknown placeholder {phone}" in refused.value.message
