@@ -18,12 +18,9 @@ from tests.helpers.console import (
 from tests.helpers.console import teammates as users
 from tests.helpers.records import ACME, GLOBEX, events
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 XSS = '<script>alert("x")</script>'
-
-
-@pytest.fixture(autouse=True)
-def cheap_hashes(app, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
 
 
 @pytest.fixture

@@ -11,6 +11,8 @@ from tests.helpers import tenant_fixture
 from tests.helpers.console import OWNER, assert_page, csrf_token, page_text, sign_in_as
 from tests.helpers.console import teammates as users
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 PREFIXES = ("/console/", "/portal/", "/book/")
 # a value for each path parameter: the route is reached whatever the record (refused before it)
 PARAMETERS = {
@@ -40,9 +42,8 @@ def rows() -> dict:
 
 
 @pytest.fixture
-def owner(app, client, load, monkeypatch):
+def owner(client, load):
     """acme (booking on, an owner teammate), the test client signed in as the owner."""
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
     booking = {
         "enabled": True,
         "hours": {d: [["09:00", "17:00"]] for d in ("mon", "tue", "wed", "thu", "fri")},

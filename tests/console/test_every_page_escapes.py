@@ -9,6 +9,8 @@ import pytest
 from tests.helpers import tenant_fixture
 from tests.helpers.console import OWNER, page_text, sign_in_as
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 XSS = '<script>alert("x")</script>'
 ESCAPED = "&lt;script&gt;alert("
 SUB = "whsub_acme0000000000000001"
@@ -31,8 +33,7 @@ def marked(label: str) -> str:
 
 
 @pytest.fixture
-def owner(app, client, load, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def owner(client, load):
     email, password, _ = OWNER
     every_day = {d: [["09:00", "17:00"]] for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")}
     load(

@@ -12,6 +12,8 @@ from tests.helpers.console import OWNER, assert_page, csrf_token, page_text, sig
 from tests.helpers.console import teammates as users
 from tests.helpers.records import ACME, GLOBEX
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 GLOBEX_SUB = "whsub_globex00000000000001"
 # globex's record behind each path parameter of the console's routes
 GLOBEX_IDS = {
@@ -67,8 +69,7 @@ def rows() -> dict:
 
 
 @pytest.fixture
-def owner(app, client, load, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def owner(client, load):
     load(
         tenant_fixture("acme", users=users(OWNER), **ACME),
         tenant_fixture(

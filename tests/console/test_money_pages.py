@@ -9,12 +9,13 @@ from tests.helpers.console import OWNER, STAFF, assert_page, csrf_token, page_te
 from tests.helpers.console import teammates as users
 from tests.helpers.money import acme_fixture, events, globex_fixture, snapshot
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 SCRIPT = "<script>alert(1)</script>"
 
 
 @pytest.fixture(autouse=True)
-def cheap_hashes(app, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def public_url(app, monkeypatch):
     monkeypatch.setitem(app.config, "PUBLIC_URL", "https://shop.example.test")
 
 

@@ -23,15 +23,12 @@ from tests.helpers.console import (
 )
 from tests.helpers.console import teammates as users
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 TOKEN = "sk_test_acme_token_0001"
 GLOBEX_OWNER = ("gail@globex.test", "globex-password", "owner")
 SECOND_OWNER = ("otto@acme.test", "owner-password-2", "owner")
 SHOWN_ONCE = re.compile(r'<p class="secret" id="(?:token|password)"[^>]*>([^<]+)</p>')
-
-
-@pytest.fixture(autouse=True)
-def cheap_hashes(app, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
 
 
 @pytest.fixture
@@ -404,7 +401,7 @@ def test_the_cli_refuses_a_bad_teammate_name_as_the_console_does(runner, shop):
 # ---- logs --------------------------------------------------------------------------------------------
 
 
-def test_no_token_password_or_hash_reaches_a_log_line(app, client, owner, caplog):
+def test_no_token_password_or_hash_reaches_a_log_line(client, owner, caplog):
     caplog.set_level(logging.DEBUG)
     _, token = make_key(client, owner)
     made = ApiKey.get(ApiKey.id != "key_acme", ApiKey.tenant == "acme")

@@ -12,6 +12,8 @@ from tests.helpers.appointments import BASE, BOOKING, NEW, set_clock
 from tests.helpers.console import OWNER, STAFF, assert_page, csrf_token, page_text, sign_in, sign_in_as
 from tests.helpers.console import teammates as users
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 PAGE = "/console/settings/appointments"
 TOKEN = "sk_test_acme_token_0001"
 # acme's booking with reminders of its own (a day and two hours before, quiet hours at night)
@@ -31,11 +33,6 @@ GOOD = {
     "message_confirmation": "on",
     "template_reminder": "{shop}: see you {date} at {time}, {first_name}.",
 }
-
-
-@pytest.fixture(autouse=True)
-def cheap_hashes(app, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
 
 
 @pytest.fixture

@@ -20,13 +20,9 @@ from tests.helpers.console import (
 )
 from tests.helpers.console import teammates as users
 
+pytestmark = pytest.mark.usefixtures("cheap_password_hashes")
+
 TOKEN = "sk_test_acme_token_0001"
-CHEAP_HASH = "scrypt:1024:8:1"  # the tests' cost: the format and the check are the production ones
-
-
-@pytest.fixture(autouse=True)
-def cheap_hashes(app, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", CHEAP_HASH)
 
 
 @pytest.fixture

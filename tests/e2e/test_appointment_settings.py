@@ -15,13 +15,12 @@ from tests.helpers.axe import axe_violations
 from tests.helpers.console import OWNER, teammates
 from tests.helpers.processes import wait_until
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 PAGE = "/console/settings/appointments"
 
 
 @pytest.fixture
-def shop(app, load, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def shop(load):
     load(tenant_fixture("acme", users=teammates(OWNER), booking=copy.deepcopy(BOOKING)))
 
 

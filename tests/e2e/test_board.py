@@ -15,7 +15,7 @@ from tests.helpers.axe import axe_violations
 from tests.helpers.console import OWNER, STAFF, teammates
 from tests.helpers.processes import wait_until
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 
 # what a mouse drag fires, dispatched with one DataTransfer (chromedriver's own drag sends no
 # HTML5 drag events): the card's dragstart, the column's dragover and drop, the card's dragend
@@ -31,8 +31,7 @@ fire(column, 'drop'); fire(card, 'dragend');
 
 
 @pytest.fixture
-def front_office(app, load, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def front_office(load):
     load(tenant_fixture("acme", users=teammates(OWNER, STAFF)))
 
 

@@ -17,23 +17,22 @@ from tests.helpers.money import acme_fixture
 from tests.helpers.processes import wait_until
 from tests.helpers.receivers import SmtpSink
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 PHONE = (390, 844)
 
 
 @pytest.fixture
-def shop(app, load, monkeypatch):
+def shop(load):
     """acme: Ann (with an email address) and her ticket 1001; Sid, a staff teammate."""
     from tests.helpers.console import teammates
 
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
     acme = acme_fixture(users=teammates(STAFF))
     acme["customers"][0]["email"] = "ann@example.com"
     load(acme)
 
 
 @pytest.fixture
-def console_server(app, tmp_path):
+def console_server(app, tmp_path):  # app: the pass's database, which the server opens
     server = ConsoleServer(tmp_path / "gunicorn.log", SHOP_BOOKING_MIN_FILL_SECONDS="1")
     yield server
     server.close()

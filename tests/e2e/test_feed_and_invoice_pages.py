@@ -14,14 +14,13 @@ from tests.helpers.console import OWNER, teammates
 from tests.helpers.money import acme_fixture
 from tests.helpers.processes import wait_until
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 PHONE = (390, 844)
 INVOICE_TOKEN = "invoice-link-token-for-the-browser-test-0001"
 
 
 @pytest.fixture
-def shop(app, load, monkeypatch):
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
+def shop(load):
     every_day = {d: [["09:00", "17:00"]] for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")}
     acme = acme_fixture(
         users=teammates(OWNER),

@@ -15,19 +15,18 @@ from tests.helpers.browser import ConsoleServer
 from tests.helpers.console import OWNER, STAFF, teammates
 from tests.helpers.processes import wait_until
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 PHONE = (390, 844)
 
 
 @pytest.fixture
-def front_desk(app, load, monkeypatch):
+def front_desk(load):
     """acme with online booking and two teammates (hashed at the tests' cheaper scrypt cost)."""
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
     load(tenant_fixture("acme", booking=BOOKING, users=teammates(OWNER, STAFF)))
 
 
 @pytest.fixture
-def console_server(app, tmp_path):
+def console_server(app, tmp_path):  # app: the pass's database, which the server opens
     """The service under gunicorn with a one-second minimum fill time for the booking form."""
     server = ConsoleServer(tmp_path / "gunicorn.log", SHOP_BOOKING_MIN_FILL_SECONDS="1")
     yield server

@@ -30,7 +30,7 @@ from tests.helpers.processes import wait_until
 from tests.helpers.receivers import SmtpSink
 from tests.helpers.webhook_receiver import WebhookReceiver
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.usefixtures("cheap_password_hashes")]
 PHONE = (390, 844)
 DESKTOP = (1280, 900)
 # every event of the day: the two emails (estimate and invoice links) are message.sent
@@ -55,14 +55,13 @@ LINK = re.compile(r"https?://\S+/portal/estimates/[A-Za-z0-9_-]+")
 @pytest.fixture
 def shop(app, load, monkeypatch):
     """acme with online booking and two teammates; its API key's headers (to subscribe)."""
-    monkeypatch.setitem(app.config, "PASSWORD_HASH_METHOD", "scrypt:1024:8:1")
     monkeypatch.setitem(app.config, "WEBHOOK_TRUSTED_NETWORKS", TRUSTED)
     load(tenant_fixture("acme", booking=BOOKING, users=teammates(OWNER, STAFF)))
     return auth_headers("sk_test_acme_token_0001")
 
 
 @pytest.fixture
-def console_server(app, tmp_path):
+def console_server(app, tmp_path):  # app: the pass's database, which the server opens
     """The service under gunicorn with a one-second minimum fill time for the customers' forms."""
     server = ConsoleServer(tmp_path / "gunicorn.log", SHOP_BOOKING_MIN_FILL_SECONDS="1")
     yield server
