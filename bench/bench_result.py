@@ -1,6 +1,8 @@
 """The one line a benchmark prints per goal, `BENCH-RESULT {json}`, that bench/run_all.py collects."""
 
 import json
+import os
+from pathlib import Path
 
 PREFIX = "BENCH-RESULT "
 
@@ -24,3 +26,9 @@ def report_result(
     }
     print(PREFIX + json.dumps(line), flush=True)
     return met
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

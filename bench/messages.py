@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
-from bench_result import report_result  # noqa: E402  (before bench/ leaves the path)
+from bench_result import cpu_seconds, report_result  # noqa: E402  (before bench/ leaves the path)
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -66,6 +66,36 @@ def baseline(port: int, count: int, per_message: bool) -> float:
             for i in range(count):
                 client.send_message(_mime(i))
     return count / (time.perf_counter() - started)
+
+
+class Meter:
+    """CPU milliseconds per message of each named process over a `with` block (the bench's own
+    process by `process_time`, the others from /proc), and the rate that CPU allows on this
+    machine: the processes share its cores, and none (one Python process, its GIL) uses more than
+    one, so no run can beat `1 / max(sum / cores, the busiest one)` messages a second."""
+
+    def __init__(self, count: int, **pids: int):
+        self.count, self.pids, self.ms = count, pids, {}
+
+    def _read(self) -> dict:
+        own = os.getpid()
+        return {
+            name: time.process_time() if pid == own else cpu_seconds(pid) for name, pid in self.pids.items()
+        }
+
+    def __enter__(self) -> "Meter":
+        self.before = self._read()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        after = self._read()
+        self.ms = {
+            name: round((after[name] - self.before[name]) * 1000 / self.count, 3) for name in self.pids
+        }
+
+    def ceiling_per_s(self) -> float:
+        total, busiest = sum(self.ms.values()), max(self.ms.values())
+        return 1000 / max(total / (os.cpu_count() or 1), busiest)
 
 
 def token(shop: int) -> str:
@@ -180,9 +210,11 @@ def main() -> None:
         pipeline = Pipeline(env, args.rounds)
         try:
             for shop in range(args.rounds):  # interleaved, so a slow spell of the machine hits both sides
-                one = baseline(port, args.count, per_message=False)
+                with Meter(args.count, bench=os.getpid(), sink=sink.pid) as base_cpu:
+                    one = baseline(port, args.count, per_message=False)
                 per = baseline(port, args.count, per_message=True)
-                ours = pipeline.round(shop, args.count, args.timeout)
+                with Meter(args.count, api=os.getpid(), consumer=pipeline.consumer.pid, sink=sink.pid) as cpu:
+                    ours = pipeline.round(shop, args.count, args.timeout)
                 rounds.append(
                     {
                         "smtplib_one_connection_per_s": round(one, 1),
@@ -190,6 +222,8 @@ def main() -> None:
                         "pipeline_per_s": round(ours, 1),
                         "ratio": round(ours / one, 3),
                         "ratio_vs_connection_per_message": round(ours / per, 3),
+                        "cpu_ms_per_message": {"smtplib": base_cpu.ms, "pipeline": cpu.ms},
+                        "ratio_ceiling_from_cpu": round(cpu.ceiling_per_s() / one, 3),
                     }
                 )
         finally:
@@ -216,6 +250,9 @@ def main() -> None:
                 "median_ratio": ratio,
                 "median_ratio_vs_connection_per_message": statistics.median(
                     r["ratio_vs_connection_per_message"] for r in rounds
+                ),
+                "median_ratio_ceiling_from_cpu": statistics.median(
+                    r["ratio_ceiling_from_cpu"] for r in rounds
                 ),
                 "goal": GOAL,
                 "met": ratio >= GOAL,

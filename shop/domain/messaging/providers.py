@@ -62,11 +62,13 @@ IDLE_SECONDS = 30
 def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepted:
     """Hand an email to the SMTP server of `smtp://user:pass@host:port` (smtps:// for TLS)."""
     parts = urlsplit(url)
-    mime = _mime(message, parts.hostname or "localhost")
+    domain = parts.hostname or "localhost"
+    mime = _mime(message, domain)
+    sender = message.envelope_sender or parseaddr(message.sender or "")[1] or f"repair-shop@{domain}"
     for attempt in (1, 2):
         client, reused = _connection(url, parts, timeout)
         try:
-            _hand_over(client, mime, message.envelope_sender)
+            _hand_over(client, mime, sender, parseaddr(message.recipient)[1])
             _connections.used_at = time.monotonic()
             return Accepted(
                 external_uuid=mime["Message-ID"].strip("<>"), message_id_header=mime["Message-ID"]
@@ -91,13 +93,12 @@ def send_email_smtp(url: str, message: Outgoing, timeout: float = 30) -> Accepte
 UTF8_POLICY = policy.SMTPUTF8.clone(refold_source="none")
 
 
-def _hand_over(client: smtplib.SMTP, mime: MIMEText, envelope_sender: str | None = None) -> None:
-    """Send one message (MAIL FROM the VERP address when there is one); an address beyond ASCII
-    needs the server's SMTPUTF8 (RFC 6531)."""
-    sender, recipient = parseaddr(str(mime["From"]))[1], parseaddr(str(mime["To"]))[1]
-    sender = envelope_sender or sender
+def _hand_over(client: smtplib.SMTP, mime: MIMEText, sender: str, recipient: str) -> None:
+    """Send one message from the envelope `sender` (the VERP address when there is one); an address
+    beyond ASCII needs the server's SMTPUTF8 (RFC 6531). The message is flattened once, as
+    `send_message` would, without its re-reading of the addresses from the headers."""
     if (sender + recipient).isascii():  # a display name beyond ASCII is encoded in its header
-        client.send_message(mime, from_addr=sender)
+        client.sendmail(sender, [recipient], mime.as_bytes(policy=WIRE_POLICY))
         return
     client.ehlo_or_helo_if_needed()
     if not client.has_extn("smtputf8"):
@@ -159,8 +160,22 @@ class HeaderPolicy(policy.Compat32):
             raise ValueError(f"the {name} header may not contain a line break")
         return super().header_store_parse(name, value)
 
+    def _fold(self, name, value, sanitize):
+        """A header that fits its line in printable ASCII is written as it is: the same as the
+        classic folding makes of it (an email.header.Header per header, most of a flattening's
+        time; tests/domain/messaging/test_email_headers.py compares the two)."""
+        if (
+            isinstance(value, str)
+            and value.isascii()
+            and value.replace("\t", " ").isprintable()
+            and len(name) + 2 + len(value) <= (self.max_line_length or 0)
+        ):
+            return f"{name}: {value}{self.linesep}"
+        return super()._fold(name, value, sanitize)
+
 
 HEADER_POLICY = HeaderPolicy()
+WIRE_POLICY = HEADER_POLICY.clone(linesep="\r\n")  # SMTP's line ends, as send_message writes
 
 
 def _mime(message: Outgoing, domain: str) -> MIMEText:
@@ -186,6 +201,8 @@ def _mime(message: Outgoing, domain: str) -> MIMEText:
 
 def _address(value: str) -> str:
     """`Name <addr>` with a name beyond ASCII RFC 2047-encoded (the SMTP_FROM of a Café)."""
+    if value.isascii():
+        return value
     name, address = parseaddr(value)
     return formataddr((name, address), "utf-8") if name and not name.isascii() else value
 
