@@ -96,6 +96,7 @@ class BaseModel(Model):
         if values.get(pk.name) is not None:
             return cls.create(**values)
         instance = cls(**values)
+        instance.__data__.pop(pk.name, None)  # an id given as None: the database assigns it
         sql, params = cls.insert_statement(**instance.__data__)
         instance.__data__[pk.name] = run_sql(f"{sql} RETURNING {pk.column_name}", params)[0][0]
         instance._dirty.clear()  # as saved, like create()'s
