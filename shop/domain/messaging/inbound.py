@@ -101,8 +101,8 @@ def receive(inbound: InboundMessage, actor: Actor, reply_inline: bool = False) -
             answer.after_reply()  # STOP suppresses only once its confirmation is on its way
             return Received(message.id, False, answer.text, reply.id)
     except IntegrityError:
-        # a concurrent retry's insert won the key (PostgreSQL; SQLite's write lock lets only one
-        # writer read and insert): this transaction wrote nothing, the first one stands
+        # rolled back whole; a concurrent retry's insert won the key (PostgreSQL: SQLite's write lock
+        # lets one writer read and insert), so its message stands; any other error is raised again
         first = run_sql(FIRST_WITH_KEY_SQL, {"tenant": tenant_id, "key": key})
         if not first:
             raise
