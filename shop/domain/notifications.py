@@ -148,7 +148,7 @@ def create_notification(tenant_id: str, fields: dict, **stored) -> Notification:
         raise ApiError(
             400, "invalid_field", f"ticket_id: no ticket {ticket_id} in this tenant.", param="ticket_id"
         )
-    return Notification.create(
+    return Notification.create_row(
         tenant=tenant_id,
         scope="user" if user else "global",
         user=user,

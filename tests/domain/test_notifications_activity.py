@@ -146,6 +146,14 @@ def test_the_fixture_section_keeps_ids_flags_and_times(load):
     assert third.archived and third.read and third.archived_at.isoformat() == "2026-11-01T10:00:00"
 
 
+def test_a_notification_added_after_fixture_ids_gets_an_id_past_them(load, runner):
+    """A fixture's own ids move PostgreSQL's sequence, so the next row (constant SQL) does not collide."""
+    load(tenant_fixture("acme", notifications=[{"id": 50, "type": "note"}, {"id": 51, "type": "note"}]))
+    result = activity(runner, '{"scope": "global", "user_email": null, "type": "note", "ticket_id": null}')
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["id"] > 51 and Notification.select().count() == 3
+
+
 @pytest.mark.parametrize(
     "entry, path",
     [

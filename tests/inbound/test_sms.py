@@ -1,6 +1,7 @@
 """Inbound SMS through Twilio's and the gateway's webhooks: recorded once, notified, refused cleanly."""
 
 import json
+import threading
 
 import pytest
 
@@ -20,6 +21,8 @@ from tests.inbound.conftest import (
     twilio_signature,
     twilio_sms,
 )
+
+RACERS = 6
 
 
 def nothing_recorded():
@@ -68,6 +71,31 @@ def test_a_gateway_retry_records_nothing_twice(client, shop):
     again = post_gateway(client, "/inbound/sms/gateway", gateway_sms())
     assert again.status_code == 200
     assert again.get_json() == {**first, "duplicate": True}
+    assert Message.select().count() == 1 and Notification.select().count() == 1
+    assert Event.select().where(Event.type == "message.received").count() == 1
+
+
+def test_gateway_retries_racing_each_other_record_one_message(app, shop):
+    """Posts of one message at once, each from its own thread (and so its own database connection):
+    one records it, every other answers the same message as a duplicate (on PostgreSQL a retry that
+    read no message before the first committed loses the insert on the unique key)."""
+    barrier, answers, lock = threading.Barrier(RACERS), [], threading.Lock()
+
+    def one():
+        client = app.test_client()
+        barrier.wait(timeout=10)
+        response = post_gateway(client, "/inbound/sms/gateway", gateway_sms(id="gw-race"))
+        with lock:
+            answers.append((response.status_code, response.get_json()))
+
+    threads = [threading.Thread(target=one) for _ in range(RACERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert [status for status, _ in answers] == [200] * RACERS, answers
+    assert len({body["message_id"] for _, body in answers}) == 1
+    assert sorted(body["duplicate"] for _, body in answers) == [False] + [True] * (RACERS - 1)
     assert Message.select().count() == 1 and Notification.select().count() == 1
     assert Event.select().where(Event.type == "message.received").count() == 1
 

@@ -9,17 +9,17 @@ queued like any send.
 
 from dataclasses import dataclass, field
 
-from peewee import IntegrityError, fn
+from peewee import IntegrityError
 
 from shop import clock, queue
-from shop.db import write_transaction
+from shop.db import named_sql, run_sql, write_transaction
 from shop.domain.actor import Actor
-from shop.domain.events.outbox import emit
+from shop.domain.events.outbox import emit, subscriptions_ahead
 from shop.domain.messaging import keywords
 from shop.domain.messaging.conversations import MESSAGE, conversation_for_customer
 from shop.domain.messaging.sending import normalise_address
 from shop.domain.notifications import create_notification
-from shop.models import Conversation, Customer, Message, Tenant, TenantSmsNumber
+from shop.models import Conversation, Customer, Message
 from shop.platform.errors import ApiError
 
 BODY_LIMIT = 100_000
@@ -54,45 +54,67 @@ class Received:
     reply_message_id: int | None = None
 
 
+# every inbound message runs these: constant SQL the driver prepares once (the query builder cost
+# more than the statements; docs/performance.md, Inbound messaging)
+NUMBER_SQL = named_sql("SELECT tenant_id FROM tenant_sms_number WHERE number = :number")
+FIRST_WITH_KEY_SQL = named_sql("SELECT id FROM message WHERE tenant_id = :tenant AND inbound_key = :key")
+# the sender's first customer (by id) with that customer's first conversation, if any, in one read
+_CUSTOMER_THREAD = (
+    f"SELECT {Customer.columns('c')}, {Conversation.columns('v')} FROM customer AS c "
+    "LEFT JOIN conversation AS v ON v.tenant_id = c.tenant_id AND v.customer_id = c.id "
+    "WHERE c.tenant_id = :tenant AND {address} ORDER BY c.id, v.id LIMIT 1"
+)
+CUSTOMER_THREAD_SQL = {
+    "sms": named_sql(_CUSTOMER_THREAD.format(address="c.phone = :address")),
+    "email": named_sql(_CUSTOMER_THREAD.format(address="LOWER(c.email) = :address")),
+}
+TOUCH_SQL = named_sql("UPDATE conversation SET last_inbound_at = :now, updated_at = :now WHERE id = :id")
+
+
 def tenant_for_number(number: str, param: str) -> str:
     """The tenant a number of `sms_numbers` belongs to, or 404 naming `param`."""
-    found = TenantSmsNumber.get_or_none(TenantSmsNumber.number == normalise_address("sms", number))
-    if found is None:
+    rows = run_sql(NUMBER_SQL, {"number": normalise_address("sms", number)})
+    if not rows:
         raise ApiError(404, "not_found", "No shop answers at this number.", param=param)
-    return found.tenant_id
+    return rows[0][0]
 
 
 def receive(inbound: InboundMessage, actor: Actor, reply_inline: bool = False) -> Received:
     """Record an inbound message (once), notify, and answer a keyword. `reply_inline`: the
     provider sends the reply in its response (Twilio's TwiML), else it is queued as a send."""
-    tenant = Tenant.get_by_id(inbound.tenant_id)
+    tenant_id = inbound.tenant_id
     key = f"{inbound.channel}:{actor.name}:{inbound.provider_id}"[:255]
-    with write_transaction():
-        first = Message.for_tenant(tenant.id).where(Message.inbound_key == key).first()
-        if first is not None:
-            return Received(first.id, True)
-        try:
-            with write_transaction():  # a savepoint: a concurrent retry's insert wins the key
-                message, conversation = _record(tenant.id, inbound, key)
-        except IntegrityError:
-            first = Message.for_tenant(tenant.id).where(Message.inbound_key == key).first()
-            return Received(first.id, True)
-        emit(tenant.id, "message.received", {**MESSAGE.dump(message), "source_kind": "observed"})
-        _notify(tenant.id, message, conversation)
-        answer = keywords.answer(tenant, inbound, conversation) if inbound.channel == "sms" else None
-        if answer is None:
-            return Received(message.id, False)
-        reply = _reply(tenant.id, conversation, inbound, answer.text, reply_inline)
-        answer.after_reply()  # STOP suppresses only once its confirmation is on its way
-        return Received(message.id, False, answer.text, reply.id)
+    try:
+        with write_transaction():
+            first = run_sql(FIRST_WITH_KEY_SQL, {"tenant": tenant_id, "key": key})
+            if first:
+                return Received(first[0][0], True)
+            subscriptions = subscriptions_ahead(tenant_id)
+            message, conversation = _record(tenant_id, inbound, key)
+            data = {**MESSAGE.dump(message), "source_kind": "observed"}
+            emit(tenant_id, "message.received", data, subscriptions)
+            _notify(tenant_id, message, conversation)
+            answer = keywords.answer(tenant_id, inbound) if inbound.channel == "sms" else None
+            if answer is None:
+                return Received(message.id, False)
+            reply = _reply(tenant_id, conversation, inbound, answer.text, reply_inline)
+            answer.after_reply()  # STOP suppresses only once its confirmation is on its way
+            return Received(message.id, False, answer.text, reply.id)
+    except IntegrityError:
+        # rolled back whole; a concurrent retry's insert won the key (PostgreSQL: SQLite's write lock
+        # lets one writer read and insert), so its message stands; any other error is raised again
+        first = run_sql(FIRST_WITH_KEY_SQL, {"tenant": tenant_id, "key": key})
+        if not first:
+            raise
+        return Received(first[0][0], True)
 
 
 def _record(tenant_id: str, inbound: InboundMessage, key: str) -> tuple[Message, Conversation]:
     conversation = _conversation(tenant_id, inbound)
     now = clock.now()
-    message = Message.create(
+    message = Message.create_row(
         tenant=tenant_id,
-        conversation=conversation,
+        conversation=conversation.id,
         channel=inbound.channel,
         direction="inbound",
         body=inbound.body,
@@ -109,20 +131,9 @@ def _record(tenant_id: str, inbound: InboundMessage, key: str) -> tuple[Message,
         read=False,
         created_at=now,
     )
+    run_sql(TOUCH_SQL, {"id": conversation.id, "now": now})
     conversation.last_inbound_at = conversation.updated_at = now
-    conversation.save()
     return message, conversation
-
-
-def customers_at(tenant_id: str, channel: str, address: str):
-    """The tenant's customers with this phone number or email address."""
-    if channel == "sms":
-        return Customer.for_tenant(tenant_id).where(Customer.phone == address).order_by(Customer.id)
-    return (
-        Customer.for_tenant(tenant_id)
-        .where(fn.LOWER(Customer.email) == address.lower())
-        .order_by(Customer.id)
-    )
 
 
 def _conversation(tenant_id: str, inbound: InboundMessage) -> Conversation:
@@ -132,9 +143,13 @@ def _conversation(tenant_id: str, inbound: InboundMessage) -> Conversation:
         found = Conversation.for_tenant(tenant_id).where(Conversation.id == inbound.conversation_id).first()
         if found is not None:
             return found
-    customer = customers_at(tenant_id, inbound.channel, inbound.sender).first()
-    if customer is not None:
-        return conversation_for_customer(tenant_id, customer)
+    address = inbound.sender if inbound.channel == "sms" else inbound.sender.lower()
+    rows = run_sql(CUSTOMER_THREAD_SQL[inbound.channel], {"tenant": tenant_id, "address": address})
+    if rows:
+        split = len(Customer._meta.sorted_fields)
+        if rows[0][split] is not None:
+            return Conversation.from_row(rows[0][split:])
+        return conversation_for_customer(tenant_id, Customer.from_row(rows[0][:split]))
     earlier = (
         Message.for_tenant(tenant_id)
         .join(Conversation)

@@ -8,12 +8,13 @@ from zoneinfo import ZoneInfo
 from shop import clock
 from shop.domain.appointments.appointments import update_appointment
 from shop.domain.messaging import suppressions
-from shop.models import Appointment, Conversation, Tenant
+from shop.models import Appointment, Tenant
 
 STOP = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "REVOKE"}
 START = {"START", "UNSTOP", "YES"}
 HELP = {"HELP", "INFO"}
 CONFIRM = {"CONFIRM", "C"}
+KEYWORDS = STOP | START | HELP | CONFIRM
 CONFIRM_DAYS = 7
 CONFIRMABLE = ("scheduled", "pending")
 DEFAULT_HELP = "{name}: reply STOP to stop texts, START to resume."
@@ -27,9 +28,12 @@ class Answer:
     after_reply: Callable[[], None] = lambda: None
 
 
-def answer(tenant: Tenant, inbound, conversation: Conversation) -> Answer | None:
+def answer(tenant_id: str, inbound) -> Answer | None:
     """The answer to a keyword message (the whole body, any case, trimmed), or None."""
     word = (inbound.body or "").strip().upper()
+    if word not in KEYWORDS:
+        return None  # most messages: the tenant is not read
+    tenant = Tenant.get_by_id(tenant_id)
     number = inbound.sender
     if word in STOP:
         return Answer(
@@ -41,9 +45,7 @@ def answer(tenant: Tenant, inbound, conversation: Conversation) -> Answer | None
         return Answer(f"{tenant.name}: texts are on again. Reply STOP to stop, HELP for help.")
     if word in HELP:
         return Answer(tenant.help_text or DEFAULT_HELP.format(name=tenant.name))
-    if word in CONFIRM:
-        return Answer(_confirm(tenant, number))
-    return None
+    return Answer(_confirm(tenant, number))  # CONFIRM
 
 
 def _confirm(tenant: Tenant, number: str) -> str:
