@@ -29,8 +29,8 @@ MIGHT_HOLD_A_SECRET = re.compile(
 )
 # the same test for ASCII text, where lowering the text is exactly the pattern's IGNORECASE: a
 # case-insensitive alternation scans slowly in `re` (50 us for a webhook attempt's line, a tenth of
-# the attempt's CPU; docs/performance.md, session 9), substring tests and one hex run take 5
-MARKERS = ("sk_", "whsec_", "bearer", "basic", "v1=", "fernet:", "://", "/calendar/", "scrypt", "pbkdf2")
+# the attempt's CPU; docs/performance.md, session 9), the lowered text and one hex run take 5
+MARKERS = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/|scrypt|pbkdf2")
 HEX_RUN = re.compile(r"[0-9a-fA-F]{64}")
 # literal values the service holds (the instance secret key, the metrics token): masked as such
 _known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it
@@ -59,14 +59,9 @@ def redact(text: str) -> str:
 
 def might_hold_a_secret(text: str) -> bool:
     """Whether MIGHT_HOLD_A_SECRET finds anything in `text` (the quick way for ASCII text)."""
-    if (
-        not text.isascii()
-    ):  # re's IGNORECASE folds some letters (the long s, the Kelvin sign) lower() does not
+    if not text.isascii():  # IGNORECASE folds letters lower() does not (the long s, the Kelvin sign)
         return MIGHT_HOLD_A_SECRET.search(text) is not None
-    lowered = text.lower()
-    return any(marker in lowered for marker in MARKERS) or (
-        len(text) >= 64 and HEX_RUN.search(text) is not None
-    )
+    return MARKERS.search(text.lower()) is not None or (len(text) >= 64 and HEX_RUN.search(text) is not None)
 
 
 def redact_value(value):
