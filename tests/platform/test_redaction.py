@@ -4,7 +4,14 @@ import logging
 
 import pytest
 
-from shop.platform.redaction import MIGHT_HOLD_A_SECRET, RedactSecrets, might_hold_a_secret, redact, remember
+from shop.platform.redaction import (
+    MIGHT_HOLD_A_SECRET,
+    RedactSecrets,
+    might_hold_a_secret,
+    redact,
+    redact_value,
+    remember,
+)
 
 
 def test_redact_masks_api_tokens_and_signing_secrets():
@@ -96,3 +103,12 @@ def test_the_filter_masks_structured_fields():
 )
 def test_the_quick_test_for_secrets_agrees_with_the_pattern(text):
     assert might_hold_a_secret(text) == (MIGHT_HOLD_A_SECRET.search(text) is not None)
+
+
+def test_a_dict_of_plain_fields_is_masked_as_each_field_alone():
+    remember("known-secret-value-0001")
+    clean = {"event": "webhook_attempt", "attempt": 1, "ok": True, "ms": 1.5, "error": None}
+    assert redact_value(clean) == clean and redact_value(clean) is not clean
+    for secret in ("whsec_abcdef", "Bearer abc", "a" * 64, "x known-secret-value-0001 y", "Baſic abcd"):
+        fields = {**clean, "error": secret}
+        assert redact_value(fields) == {**clean, "error": redact(secret)} != fields
