@@ -8,6 +8,8 @@ import threading
 
 import pytest
 
+from shop import clock
+from shop.db import db, run_sql
 from shop.domain.activity import run_activity
 from shop.domain.webhooks import engine
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
@@ -252,3 +254,17 @@ def test_a_batch_claims_its_deliveries_in_one_round_trip_on_postgres(client, sho
     # the delivery and the queue read together; the other members; BEGIN and the three claims; the
     # attempt rows and the jobs taken with the COMMIT; then one round trip per outcome
     assert trips.count == 4 + 3, trips.trace
+
+
+@pytest.mark.sqlite_only  # the planner in question: PostgreSQL's plans follow its statistics
+def test_a_batch_reads_its_members_by_their_ids_however_many_are_due(client, shop, app, start_receiver):
+    """The members' read looks the queued deliveries up by id: never through the index of due
+    deliveries (every due delivery of every subscription) nor the subscription's (all its deliveries)."""
+    receiver = start_receiver()
+    sub_id = subscribe(client, shop, receiver.hook_url())
+    ids = events(12)
+    statement, params = engine.members_statement(ids[1:], sub_id, clock.now(), engine.BATCH_SIZE - 1)
+    plan = " ".join(str(row[-1]) for row in db.execute_sql(f"EXPLAIN QUERY PLAN {statement}", params))
+    assert "sqlite_autoindex_webhook_delivery_1" in plan, plan
+    assert "status_next_attempt_at" not in plan and "subscription_id" not in plan, plan
+    assert [row[0] for row in run_sql(statement, params)] == ids[1 : engine.BATCH_SIZE]

@@ -4,7 +4,14 @@ import logging
 
 import pytest
 
-from shop.platform.redaction import RedactSecrets, redact, remember
+from shop.platform.redaction import (
+    MIGHT_HOLD_A_SECRET,
+    RedactSecrets,
+    might_hold_a_secret,
+    redact,
+    redact_value,
+    remember,
+)
 
 
 def test_redact_masks_api_tokens_and_signing_secrets():
@@ -69,3 +76,39 @@ def test_the_filter_masks_structured_fields():
     RedactSecrets().filter(record)
     assert record.fields["error"] == "echoed whsec_[redacted]"
     assert record.fields["nested"] == ["Bearer [redacted]"] and record.fields["status"] == 500
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "webhook attempt whatt_0123456789abcdef01234567 #1 of whd_0123456789abcdef01234567: delivered",
+        "key SK_LIVE_x",
+        "WHSEC_abc",
+        "Authorization: BEARER x",
+        "BaSiC x",
+        "V1=ab",
+        "FERNET:x",
+        "HTTPS://host",
+        "GET /CALENDAR/abc",
+        "SCRYPT:1",
+        "PBKDF2:sha256",
+        "A0" * 32,
+        "a0" * 31 + "z",
+        "x" + "F" * 64 + "x",
+        "Baſic x",  # re's IGNORECASE folds the long s into s
+        "ſk_live_x",
+        "plain words, café",
+        "",
+    ],
+)
+def test_the_quick_test_for_secrets_agrees_with_the_pattern(text):
+    assert might_hold_a_secret(text) == (MIGHT_HOLD_A_SECRET.search(text) is not None)
+
+
+def test_a_dict_of_plain_fields_is_masked_as_each_field_alone():
+    remember("known-secret-value-0001")
+    clean = {"event": "webhook_attempt", "attempt": 1, "ok": True, "ms": 1.5, "error": None}
+    assert redact_value(clean) == clean and redact_value(clean) is not clean
+    for secret in ("whsec_abcdef", "Bearer abc", "a" * 64, "x known-secret-value-0001 y", "Baſic abcd"):
+        fields = {**clean, "error": secret}
+        assert redact_value(fields) == {**clean, "error": redact(secret)} != fields
