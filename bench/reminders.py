@@ -8,7 +8,9 @@ reminders sent per second against the plain send pipeline of bench/messages.py.
 - send: reminders due at once, from the sweep's enqueue until the SMTP server accepted the last
   one, through the real consumer (`python -m tasks`, 4 threads), against the same number of API
   sends through the same consumer to the same server (bench/messages.py's round); the goal is a
-  rate ratio of at least 0.8. Rounds alternate the two; the median ratio is judged.
+  rate ratio of at least 0.8. Rounds alternate the two; the median ratio is judged. Each round
+  also gives the consumer's CPU milliseconds per message (/proc/<pid>/stat: its threads' user and
+  system time), the evidence that does not depend on how busy the shared machine is.
 
 SQLite in a temporary folder, aiosmtpd on 127.0.0.1; bounded in count and time. Exits 0 when both
 goals are met, 1 when one is missed.
@@ -182,6 +184,19 @@ def reminder_round(shop: int, count: int, timeout: float) -> float:
     return count / (time.perf_counter() - started)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of a process so far (Linux /proc; every thread of it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(pid: int, run, *args) -> tuple[float, float]:
+    """(messages per second, consumer CPU ms per message) of one round `run(shop, count, timeout)`."""
+    count, before = args[1], cpu_seconds(pid)
+    rate = run(*args)
+    return rate, (cpu_seconds(pid) - before) * 1000 / count
+
+
 def main() -> None:
     args = parse_args()
     messages = bench_module("messages")
@@ -211,13 +226,16 @@ def main() -> None:
         )  # a shop per round of either side, and one to warm up
         try:
             for n in range(args.rounds):  # interleaved, so a slow spell of the machine hits both sides
-                plain = pipeline.round(n, args.count, args.timeout)
-                ours = reminder_round(args.rounds + n, args.count, args.timeout)
+                pid = pipeline.consumer.pid
+                plain, plain_cpu = measured(pid, pipeline.round, n, args.count, args.timeout)
+                ours, ours_cpu = measured(pid, reminder_round, args.rounds + n, args.count, args.timeout)
                 rounds.append(
                     {
                         "api_sends_per_s": round(plain, 1),
                         "reminders_per_s": round(ours, 1),
                         "ratio": round(ours / plain, 3),
+                        "consumer_cpu_ms_per_api_send": round(plain_cpu, 2),
+                        "consumer_cpu_ms_per_reminder": round(ours_cpu, 2),
                     }
                 )
         finally:
