@@ -68,8 +68,16 @@ SENT_SQL = named_sql(
     "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
     "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
 )
-# one given message, if it is still due: a row another claim took meanwhile is left to it
-TAKE_SQL = named_sql(f"{_TAKE} WHERE id = :id AND {DUE} RETURNING {Message.columns()}")
+# one given message, if it is still due: a row another claim took meanwhile is left to it; on
+# PostgreSQL a row another transaction holds (a claim, a cancel stopping it) is passed over, not
+# waited for, as CLAIM_SQL does: no wait, no deadlock with a cancel locking the same messages
+TAKE_SQL = {
+    "sqlite": named_sql(f"{_TAKE} WHERE id = :id AND {DUE} RETURNING {Message.columns()}"),
+    "postgres": named_sql(
+        f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED) "
+        f"{_TAKE} WHERE id IN (SELECT id FROM own) AND {DUE} RETURNING {Message.columns()}"
+    ),
+}
 RELEASE_SQL = named_sql(
     "UPDATE message SET delivery_status = 'queued', claimed_until = NULL WHERE id = :id "
     "AND delivery_status = 'sending'"
@@ -92,14 +100,16 @@ def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
 
 
 def claim_these(message_ids: list[int], seconds: float = CLAIM_SECONDS) -> list[Message]:
-    """These messages, those of them still due, taken for sending in one transaction (a job that
-    queued them delivers them itself: every one is taken here or by the claim that came first)."""
+    """These messages, those of them still due, taken for sending in one transaction: a job that
+    queued them delivers them itself, and each is taken here, or by the claim that came first, or
+    is held by a cancel stopping it (if that rolls back, the message sweep takes it)."""
     if not message_ids:
         return []
     now = clock.now()
     params = {"now": now, "until": now + timedelta(seconds=seconds)}
     with write_transaction():
-        found = run_together(*((TAKE_SQL, {**params, "id": message_id}) for message_id in message_ids))
+        take = TAKE_SQL[backend()]
+        found = run_together(*((take, {**params, "id": message_id}) for message_id in message_ids))
     return [Message.from_row(row) for rows in found for row in rows]
 
 

@@ -411,6 +411,40 @@ def test_racing_consumers_and_a_cancel_never_send_twice_or_after_the_cancel(clie
     assert len({m.id for m in Message.select()}) == Message.select().count() <= len(booked)
 
 
+def test_jobs_that_deliver_what_they_claim_racing_a_cancel_send_nothing_after_it(client, load):
+    """As above, with each job delivering what it queued at once (the consumer's send_reminder):
+    a reminder the cancel stopped has no message that reached the provider; one that was handed
+    over first stays sent; none is handed over twice."""
+    import time
+
+    from shop.domain.appointments.appointments import cancel_appointment
+
+    def job(reminder):
+        delivery.attempt_these(reminders.claim_due(reminder)[1], settings())
+
+    def cancel_later(appointment, pause):  # from before the claim to after the delivery
+        time.sleep(pause)
+        cancel_appointment("acme", appointment, None)
+
+    due = due_burst(client, load, 6)
+    for i, reminder in enumerate(due):
+        set_clock(f"2026-12-02T{11 + i // 4:02d}:{(i % 4) * 15:02d}:30")  # this one due, the next not yet
+        appointment = AppointmentReminder.get_by_id(reminder).appointment_id
+        _race(
+            lambda reminder=reminder: job(reminder),
+            lambda reminder=reminder: job(reminder),
+            lambda appointment=appointment, pause=0.0005 * 2**i: cancel_later(appointment, pause),
+        )
+        row = AppointmentReminder.get_by_id(reminder)
+        mine = list(Message.select().where(Message.id == row.message_id)) if row.message_id else []
+        if row.status == "cancelled":
+            assert all(m.delivery_status == "failed" for m in mine), (row.reason, mine[0].delivery_status)
+        else:
+            assert row.status == "sent" and mine[0].delivery_status == "logged"
+    assert Message.select().where(Message.delivery_status.in_(("queued", "sending"))).count() == 0
+    assert Message.select().where(Message.automated).count() <= len(due)
+
+
 def _race(*jobs):
     """Run the jobs on threads of their own, released together; each closes its connection."""
     import threading
