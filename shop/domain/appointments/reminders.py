@@ -4,8 +4,9 @@ Every appointment change calls one of the `on_*` functions inside its own write 
 the rows (and the messages they queue) commit or roll back with the change. A reminder's time is
 the appointment's start instant (the shop's wall clock in its time zone, DST-correct) minus
 `before_minutes` real minutes, moved to the minute before the shop's quiet hours when it falls in
-them. The job (`send_due`) claims a due row, re-checks the appointment in the same transaction and
-queues its message in the send pipeline: one row, one message, whatever the number of consumers.
+them. The job (`claim_due`) claims a due row, re-checks the appointment in the same transaction and
+queues its message in the send pipeline: one row, one message, whatever the number of consumers;
+after the commit the same job hands the messages it queued to their provider (tasks/reminders.py).
 """
 
 import secrets
