@@ -3,12 +3,14 @@ reminders sent per second against the plain send pipeline of bench/messages.py.
 
 - sweep: the sweep's read of the due rows (`due_reminder_ids`, a range of the (status,
   scheduled_for) index) with 100 reminders due among the reminders of 1,000 future appointments,
-  then among those of 100,000 (two reminders each); the goal is a time ratio of at most 1.2 (an
-  index range, not a scan);
+  and among those of 100,000 (two reminders each), a database file each, read in alternate turns;
+  the goal is a time ratio of at most 1.2 (an index range, not a scan);
 - send: reminders due at once, from the sweep's enqueue until the SMTP server accepted the last
   one, through the real consumer (`python -m tasks`, 4 threads), against the same number of API
   sends through the same consumer to the same server (bench/messages.py's round); the goal is a
-  rate ratio of at least 0.8. Rounds alternate the two; the median ratio is judged.
+  rate ratio of at least 0.8. Rounds alternate the two; the median ratio is judged. Each round
+  also gives the consumer's CPU milliseconds per message (/proc/<pid>/stat: its threads' user and
+  system time), the evidence that does not depend on how busy the shared machine is.
 
 SQLite in a temporary folder, aiosmtpd on 127.0.0.1; bounded in count and time. Exits 0 when both
 goals are met, 1 when one is missed.
@@ -121,36 +123,46 @@ def insert_appointments(tenant: str, first_id: int, count: int, start, due: bool
             AppointmentReminder.insert_many(rows).execute()
 
 
-def time_sweep(sweeps: int) -> float:
-    """The median seconds of one sweep read."""
+BLOCK = 10  # sweep reads per turn of one size before the other's
+
+
+def sweep_times(count: int) -> list[float]:
+    """Seconds of `count` sweep reads on the database in use, after one untimed read (a connection
+    just opened reads the schema first)."""
     from shop.domain.appointments.reminders import due_reminder_ids
 
+    assert len(due_reminder_ids()) == DUE
     times = []
-    for _ in range(sweeps):
+    for _ in range(count):
         started = time.perf_counter()
         found = due_reminder_ids()
         times.append(time.perf_counter() - started)
         assert len(found) == DUE, len(found)
-    return statistics.median(times)
+    return times
 
 
-def sweep_bench(args) -> dict:
-    """The sweep read with SMALL then LARGE future appointments (and DUE due reminders)."""
-    from shop import clock
+def sweep_bench(args, folder: Path) -> dict:
+    """The sweep read with SMALL and with LARGE future appointments (and DUE due reminders), each
+    size in a database file of its own, read in turns of BLOCK, so a busy spell of the shared
+    machine falls on both sizes alike; the app's own database is pointed back to afterwards."""
+    from shop import clock, create_app
+    from shop.db import init_database
     from shop.domain.fixtures import load_fixture
-    from shop.models import AppointmentReminder
 
-    load_fixture({"tenants": [{"id": "sweep", "name": "Sweep", "timezone": ZONE}]})
-    future = clock.now().replace(second=0, microsecond=0) + timedelta(days=10)
-    insert_appointments(
-        "sweep", 1, DUE, clock.now().replace(second=0, microsecond=0) + timedelta(hours=3), True
-    )
-    insert_appointments("sweep", 1_000, SMALL, future, False)
-    small = time_sweep(args.sweeps)
-    insert_appointments("sweep", 1_000 + SMALL, LARGE - SMALL, future, False)
-    large = time_sweep(args.sweeps)
-    # the due ones are the bench's, not the consumer's: they are put out of its way
-    AppointmentReminder.update(status="cancelled").where(AppointmentReminder.tenant == "sweep").execute()
+    files = {size: str(folder / f"sweep-{size}.sqlite3") for size in (SMALL, LARGE)}
+    now = clock.now().replace(second=0, microsecond=0)
+    for size, path in files.items():
+        create_app({"DATABASE": path})
+        load_fixture({"tenants": [{"id": "sweep", "name": "Sweep", "timezone": ZONE}]})
+        insert_appointments("sweep", 1, DUE, now + timedelta(hours=3), True)
+        insert_appointments("sweep", 1_000, size, now + timedelta(days=10), False)
+    times = {size: [] for size in files}
+    for _ in range(0, args.sweeps, BLOCK):
+        for size, path in files.items():
+            init_database(path)
+            times[size] += sweep_times(BLOCK)
+    create_app()  # back to the app's database, where the consumer works
+    small, large = (statistics.median(times[size]) for size in (SMALL, LARGE))
     return {
         "future_appointments": [SMALL, LARGE],
         "due": DUE,
@@ -182,6 +194,19 @@ def reminder_round(shop: int, count: int, timeout: float) -> float:
     return count / (time.perf_counter() - started)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of a process so far (Linux /proc; every thread of it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(pid: int, run, *args) -> tuple[float, float]:
+    """(messages per second, consumer CPU ms per message) of one round `run(shop, count, timeout)`."""
+    count, before = args[1], cpu_seconds(pid)
+    rate = run(*args)
+    return rate, (cpu_seconds(pid) - before) * 1000 / count
+
+
 def main() -> None:
     args = parse_args()
     messages = bench_module("messages")
@@ -202,22 +227,22 @@ def main() -> None:
             "SHOP_RATE_LIMIT_REFILL": "1000000000",
         }
         os.environ.update(env)
-        from shop import create_app
-
-        create_app()
-        sweep = sweep_bench(args)
+        sweep = sweep_bench(args, folder)
         pipeline = messages.Pipeline(
             env, 2 * args.rounds
         )  # a shop per round of either side, and one to warm up
         try:
             for n in range(args.rounds):  # interleaved, so a slow spell of the machine hits both sides
-                plain = pipeline.round(n, args.count, args.timeout)
-                ours = reminder_round(args.rounds + n, args.count, args.timeout)
+                pid = pipeline.consumer.pid
+                plain, plain_cpu = measured(pid, pipeline.round, n, args.count, args.timeout)
+                ours, ours_cpu = measured(pid, reminder_round, args.rounds + n, args.count, args.timeout)
                 rounds.append(
                     {
                         "api_sends_per_s": round(plain, 1),
                         "reminders_per_s": round(ours, 1),
                         "ratio": round(ours / plain, 3),
+                        "consumer_cpu_ms_per_api_send": round(plain_cpu, 2),
+                        "consumer_cpu_ms_per_reminder": round(ours_cpu, 2),
                     }
                 )
         finally:

@@ -3,13 +3,18 @@
 from huey import crontab
 
 from shop.domain.appointments import reminders
-from shop.queue import huey
+from shop.domain.messaging import delivery
+from shop.queue import huey, settings
+from tasks.messages import send_message
 
 
 @huey.task()
 def send_reminder(reminder_id: str) -> None:
-    """Claim one due reminder, re-check its appointment and queue its message (or settle why not)."""
-    reminders.send_due(reminder_id)
+    """Claim one due reminder (and others due with it), re-check its appointment and queue its
+    message (or settle why not); then deliver the messages queued, on this thread's connection."""
+    _, message_ids = reminders.claim_due(reminder_id)
+    for again_id, delay in delivery.attempt_these(message_ids, settings()):
+        send_message.schedule((again_id,), delay=delay)
 
 
 @huey.periodic_task(crontab(minute="*"))

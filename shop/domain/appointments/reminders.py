@@ -4,8 +4,9 @@ Every appointment change calls one of the `on_*` functions inside its own write 
 the rows (and the messages they queue) commit or roll back with the change. A reminder's time is
 the appointment's start instant (the shop's wall clock in its time zone, DST-correct) minus
 `before_minutes` real minutes, moved to the minute before the shop's quiet hours when it falls in
-them. The job (`send_due`) claims a due row, re-checks the appointment in the same transaction and
-queues its message in the send pipeline: one row, one message, whatever the number of consumers.
+them. The job (`claim_due`) claims a due row, re-checks the appointment in the same transaction and
+queues its message in the send pipeline: one row, one message, whatever the number of consumers;
+after the commit the same job hands the messages it queued to their provider (tasks/reminders.py).
 """
 
 import secrets
@@ -13,14 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from peewee import fn
-
 from shop import clock, queue
-from shop.db import locked, named_sql, read_ahead, run_sql, write_transaction
+from shop.db import backend, locked, named_sql, read_ahead, run_sql, write_transaction
 from shop.domain.actor import Actor
 from shop.domain.appointments import texts
 from shop.domain.messaging.conversations import conversation_for_customer
-from shop.domain.messaging.sending import EMAIL, PHONE, normalise_address, sender_for
+from shop.domain.messaging.sending import CONVERSATION_SQL, EMAIL, PHONE, normalise_address, sender_for
 from shop.models import (
     Appointment,
     AppointmentReminder,
@@ -75,11 +74,11 @@ class Settings:
         )
 
 
-def settings_of(tenant_id: str) -> Settings:
-    return Settings.of(Tenant.get_by_id(tenant_id))
-
-
 TENANT_SQL = named_sql(f"SELECT {Tenant.columns()} FROM tenant WHERE id = :tenant")
+
+
+def settings_of(tenant_id: str) -> Settings:
+    return Settings.of(Tenant.from_row(run_sql(TENANT_SQL, {"tenant": tenant_id})[0]))
 
 
 def settings_ahead(tenant_id: str):
@@ -359,22 +358,30 @@ def first_usable(tenant_id: str, appointment: Appointment, channels) -> tuple[st
     return None
 
 
+# the customer an appointment's phone (as typed or normalised) or email matches, first by id; a
+# NULL parameter matches nothing, so an appointment without a phone or an email is matched by the other
+CUSTOMER_SQL = named_sql(
+    "SELECT id FROM customer WHERE tenant_id = :tenant AND (phone IN (:raw_phone, :phone) "
+    "OR LOWER(email) = :email) ORDER BY id LIMIT 1"
+)
+
+
 def _conversation(tenant_id: str, appointment: Appointment, channel: str, address: str) -> int:
     """The customer's conversation (matched by phone or email), else the one this appointment's
     messages went to, else a new unlinked one."""
     phone = normalise_address("sms", appointment.customer_phone or "")
     email = (appointment.customer_email or "").strip().lower()
-    match = Customer.phone.in_([appointment.customer_phone, phone]) if phone else None
-    if email:
-        by_email = fn.LOWER(Customer.email) == email
-        match = by_email if match is None else (match | by_email)
-    customer = (
-        Customer.for_tenant(tenant_id).where(match).order_by(Customer.id).first()
-        if match is not None
-        else None
-    )
-    if customer is not None:
-        return conversation_for_customer(tenant_id, customer).id
+    customer = None
+    if phone or email:
+        params = {"tenant": tenant_id, "raw_phone": None, "phone": None, "email": email or None}
+        if phone:
+            params.update(raw_phone=appointment.customer_phone, phone=phone)
+        customer = run_sql(CUSTOMER_SQL, params)
+    if customer:
+        rows = run_sql(CONVERSATION_SQL, {"tenant": tenant_id, "customer": customer[0][0]})
+        if rows:
+            return rows[0][0]
+        return conversation_for_customer(tenant_id, Customer.get_by_id(customer[0][0])).id
     earlier = (
         Message.select(Message.conversation)
         .join(AppointmentReminder, on=(AppointmentReminder.message_id == Message.id))
@@ -391,33 +398,40 @@ def _conversation(tenant_id: str, appointment: Appointment, channel: str, addres
     ).id
 
 
-def _queue_message(tenant_id, appointment, kind, channel, address, settings: Settings) -> int:
-    """An automated outbound message in the send pipeline (its job commits with it); its id."""
+AUTOMATED_SQL = named_sql(
+    "INSERT INTO message (tenant_id, conversation_id, channel, direction, body, subject, sender, "
+    "recipient, read, created_at, delivery_status, delivery_attempts, next_attempt_at, automated) "
+    "VALUES (:tenant, :conversation, :channel, 'outbound', :body, :subject, :sender, :recipient, "
+    ":yes, :now, 'queued', 0, :now, :yes) RETURNING id"
+)
+TOUCH_SQL = named_sql("UPDATE conversation SET last_outbound_at = :now, updated_at = :now WHERE id = :id")
+
+
+def _queue_message(tenant_id, appointment, kind, channel, address, settings: Settings, job=True) -> int:
+    """An automated outbound message in the send pipeline; its id. With `job` its send job commits
+    with it; without, the caller delivers it after the commit (the message sweep takes it if not)."""
     found = texts.values(appointment, settings.shop_name, settings.timezone, settings.booking)
     body, subject = texts.render(kind, channel, found, settings.templates)
     conversation_id = _conversation(tenant_id, appointment, channel, address)
     now = clock.now()
-    message = Message.create(
-        tenant=tenant_id,
-        conversation=conversation_id,
-        channel=channel,
-        direction="outbound",
-        body=body,
-        subject=subject,
-        sender=sender_for(channel, queue.settings()),
-        recipient=address,
-        read=True,
-        created_at=now,
-        delivery_status="queued",
-        delivery_attempts=0,
-        next_attempt_at=now,
-        automated=True,
-    )
-    Conversation.update(last_outbound_at=now, updated_at=now).where(
-        Conversation.id == conversation_id
-    ).execute()
-    queue.enqueue(queue.SEND_MESSAGE, message.id)
-    return message.id
+    message_id = run_sql(
+        AUTOMATED_SQL,
+        {
+            "tenant": tenant_id,
+            "conversation": conversation_id,
+            "channel": channel,
+            "body": body,
+            "subject": subject,
+            "sender": sender_for(channel, queue.settings()),
+            "recipient": address,
+            "yes": True,
+            "now": now,
+        },
+    )[0][0]
+    run_sql(TOUCH_SQL, {"id": conversation_id, "now": now})
+    if job:
+        queue.enqueue(queue.SEND_MESSAGE, message_id)
+    return message_id
 
 
 def _customer_message(tenant_id: str, appointment: Appointment, kind: str, settings: Settings) -> None:
@@ -495,61 +509,90 @@ def due_reminder_ids(limit: int = SWEEP_BATCH) -> list[str]:
 
 BATCH = 10  # a job that takes its own reminder also takes up to BATCH - 1 others already due
 
+# the job's statements as constant SQL: built by the query builder they cost the consumer more
+# than the rest of a reminder's claim (docs/performance.md, Reminders)
+DUE_SQL = named_sql(
+    "SELECT appointment_id FROM appointment_reminder WHERE id = :id AND status = 'pending' "
+    "AND scheduled_for <= :now"
+)
+OTHERS_DUE_SQL = named_sql(
+    "SELECT id, appointment_id FROM appointment_reminder WHERE status = 'pending' AND scheduled_for <= :now "
+    "AND id <> :id ORDER BY scheduled_for LIMIT :others"
+)
+_APPOINTMENT = f"SELECT {Appointment.columns()} FROM appointment WHERE id = :id"
+_REMINDER = (
+    f"SELECT {AppointmentReminder.columns()} FROM appointment_reminder WHERE id = :id AND status = 'pending'"
+)
+# the appointment first, as every change of it locks it first: no lock-order deadlock; a batch's
+# other appointments held by another transaction are passed over (SKIP LOCKED: two batches never
+# wait on each other); on SQLite the write transaction holds every row
+LOCK_SQL = {
+    "sqlite": {
+        "wait": named_sql(_APPOINTMENT),
+        "skip": named_sql(_APPOINTMENT),
+        "reminder": named_sql(_REMINDER),
+    },
+    "postgres": {
+        "wait": named_sql(f"{_APPOINTMENT} FOR UPDATE"),
+        "skip": named_sql(f"{_APPOINTMENT} FOR UPDATE SKIP LOCKED"),
+        "reminder": named_sql(f"{_REMINDER} FOR UPDATE"),
+    },
+}
+SETTLE_SQL = named_sql(
+    "UPDATE appointment_reminder SET status = :status, reason = :reason, channel = :channel, "
+    "message_id = :message, updated_at = :now WHERE id = :id"
+)
+
 
 def send_due(reminder_id: str) -> str | None:
-    """Claim a due reminder and hand its message to the send pipeline, in one transaction that
+    """claim_due's outcome of its own reminder (the messages it queued wait for their delivery)."""
+    return claim_due(reminder_id)[0]
+
+
+def claim_due(reminder_id: str) -> tuple[str | None, list[int]]:
+    """Claim a due reminder and queue its message in the send pipeline, in one transaction that
     holds the appointment's row: the appointment is re-checked (still at that time, not finished),
     so a cancel or a reschedule either committed first (and the row is no longer pending) or waits
     for this one (and stops the message while it is still queued). The same transaction takes up
     to BATCH - 1 other due reminders whose appointments no other transaction holds (one commit for
-    all; their own jobs then find them taken). The outcome of its own, or None when the row was
-    not this job's to take."""
-    first = AppointmentReminder.get_or_none(AppointmentReminder.id == reminder_id)
-    if first is None or first.status != "pending" or first.scheduled_for > clock.now():
-        return None
+    all; their own jobs then find them taken). The outcome of its own (None when the row was not
+    this job's to take) and the ids of the messages queued, for the job to deliver at once: they
+    have no send job of their own (the message sweep takes any the job could not)."""
+    first = run_sql(DUE_SQL, {"id": reminder_id, "now": clock.now()})
+    if not first:
+        return None, []
+    queued: list[int] = []
+    settings: dict[str, Settings] = {}  # read once per tenant and batch
     with write_transaction():
-        outcome = _claim(reminder_id, first.appointment_id, wait=True)
+        outcome = _claim(reminder_id, first[0][0], "wait", settings, queued)
         if outcome is None:
-            return None
-        others = (
-            AppointmentReminder.select(AppointmentReminder.id, AppointmentReminder.appointment)
-            .where(
-                (AppointmentReminder.status == "pending")
-                & (AppointmentReminder.scheduled_for <= clock.now())
-                & (AppointmentReminder.id != reminder_id)
-            )
-            .order_by(AppointmentReminder.scheduled_for)
-            .limit(BATCH - 1)
-        )
-        for other in list(others):
-            _claim(other.id, other.appointment_id, wait=False)
-        return outcome
+            return None, []
+        others = run_sql(OTHERS_DUE_SQL, {"id": reminder_id, "now": clock.now(), "others": BATCH - 1})
+        for other_id, appointment_id in others:
+            _claim(other_id, appointment_id, "skip", settings, queued)
+    return outcome, queued
 
 
-def _claim(reminder_id: str, appointment_id: int, wait: bool) -> str | None:
-    """One reminder's claim inside the job's transaction (see send_due); `wait` False passes over
-    an appointment another transaction holds (PostgreSQL: SKIP LOCKED, so two batches never wait
-    on each other or deadlock)."""
-    query = Appointment.select().where(Appointment.id == appointment_id)
-    # the appointment first, as every change of it locks it first: no lock-order deadlock
-    appointment = locked(query, "UPDATE" if wait else "UPDATE SKIP LOCKED").first()
-    if appointment is None:  # gone, or (a batch's other) held by another transaction: not ours
+def _claim(reminder_id: str, appointment_id: int, lock: str, settings: dict, queued: list) -> str | None:
+    """One reminder's claim inside the job's transaction (see claim_due); `lock` "skip" passes
+    over an appointment another transaction holds. A message it queues has its id added to `queued`."""
+    statements = LOCK_SQL[backend()]
+    appointment = run_sql(statements[lock], {"id": appointment_id})
+    if not appointment:  # gone, or (a batch's other) held by another transaction: not ours
         return None
-    row = locked(
-        AppointmentReminder.select().where(
-            (AppointmentReminder.id == reminder_id) & (AppointmentReminder.status == "pending")
-        )
-    ).first()
-    if row is None:
+    found = run_sql(statements["reminder"], {"id": reminder_id})
+    if not found:
         return None
+    appointment, row = Appointment.from_row(appointment[0]), AppointmentReminder.from_row(found[0])
     tenant_id, now = row.tenant_id, clock.now()
-    settings = settings_of(tenant_id)
-    row.updated_at = now
+    if tenant_id not in settings:
+        settings[tenant_id] = settings_of(tenant_id)
+    shop = settings[tenant_id]
     if appointment.status in TERMINAL_STATUSES:
         row.status, row.reason = "cancelled", CANCEL_REASON[appointment.status]
-    elif start_instant(appointment, settings.zone) != row.starts_at:
+    elif start_instant(appointment, shop.zone) != row.starts_at:
         row.status, row.reason = "cancelled", "rescheduled"
-    elif row.kind == "reminder" and all(r["before_minutes"] != row.before_minutes for r in settings.rules):
+    elif row.kind == "reminder" and all(r["before_minutes"] != row.before_minutes for r in shop.rules):
         # its rule was removed by a settings change that did not see this row (a booking committed
         # while the change ran): it is not sent
         row.status, row.reason = "cancelled", "settings_changed"
@@ -559,9 +602,20 @@ def _claim(reminder_id: str, appointment_id: int, wait: bool) -> str | None:
         row.status, row.reason = "skipped", "no_channel"
     else:
         row.channel = chosen[0]
-        row.message_id = _queue_message(tenant_id, appointment, "reminder", *chosen, settings)
+        row.message_id = _queue_message(tenant_id, appointment, "reminder", *chosen, shop, job=False)
         row.status = "sent"
-    row.save()
+        queued.append(row.message_id)
+    run_sql(
+        SETTLE_SQL,
+        {
+            "id": row.id,
+            "status": row.status,
+            "reason": row.reason,
+            "channel": row.channel,
+            "message": row.message_id,
+            "now": now,
+        },
+    )
     return row.status
 
 

@@ -5,7 +5,7 @@ import time
 from datetime import timedelta
 
 from shop import clock
-from shop.db import backend, named_sql, run_sql, write_sql, write_transaction
+from shop.db import backend, named_sql, run_sql, run_together, write_sql, write_transaction
 from shop.domain.appointments import reminders
 from shop.domain.events.outbox import emit
 from shop.domain.messaging import addresses, providers, receipts, suppressions
@@ -68,6 +68,16 @@ SENT_SQL = named_sql(
     "external_uuid = :external, message_id_header = COALESCE(:header, message_id_header), "
     "delivery_attempts = delivery_attempts + 1 WHERE id = :id"
 )
+# one given message, if it is still due: a row another claim took meanwhile is left to it; on
+# PostgreSQL a row another transaction holds (a claim, a cancel stopping it) is passed over, not
+# waited for, as CLAIM_SQL does: no wait, no deadlock with a cancel locking the same messages
+TAKE_SQL = {
+    "sqlite": named_sql(f"{_TAKE} WHERE id = :id AND {DUE} RETURNING {Message.columns()}"),
+    "postgres": named_sql(
+        f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED) "
+        f"{_TAKE} WHERE id IN (SELECT id FROM own) AND {DUE} RETURNING {Message.columns()}"
+    ),
+}
 RELEASE_SQL = named_sql(
     "UPDATE message SET delivery_status = 'queued', claimed_until = NULL WHERE id = :id "
     "AND delivery_status = 'sending'"
@@ -89,10 +99,35 @@ def claim(message_id: int, seconds: float = CLAIM_SECONDS) -> list[Message]:
     )
 
 
+def claim_these(message_ids: list[int], seconds: float = CLAIM_SECONDS) -> list[Message]:
+    """These messages, those of them still due, taken for sending in one transaction: a job that
+    queued them delivers them itself, and each is taken here, or by the claim that came first, or
+    is held by a cancel stopping it (if that rolls back, the message sweep takes it)."""
+    if not message_ids:
+        return []
+    now = clock.now()
+    params = {"now": now, "until": now + timedelta(seconds=seconds)}
+    with write_transaction():
+        take = TAKE_SQL[backend()]
+        found = run_together(*((take, {**params, "id": message_id}) for message_id in message_ids))
+    return [Message.from_row(row) for rows in found for row in rows]
+
+
 def attempt(message_id: int, config) -> list[tuple[int, float]]:
     """Deliver a message (and the due ones claimed with it); (id, delay) of each to try again."""
     held = claim_seconds(config)
-    claimed, started, give_up = claim(message_id, held), time.monotonic(), min(BATCH_SECONDS, held / 4)
+    return _deliver_claimed(claim(message_id, held), held, config)
+
+
+def attempt_these(message_ids: list[int], config) -> list[tuple[int, float]]:
+    """Deliver these messages (those no other job took first); (id, delay) of each to try again."""
+    held = claim_seconds(config)
+    return _deliver_claimed(claim_these(message_ids, held), held, config)
+
+
+def _deliver_claimed(claimed: list[Message], held: float, config) -> list[tuple[int, float]]:
+    """Hand the claimed messages to their providers in order and record them (see attempt)."""
+    started, give_up = time.monotonic(), min(BATCH_SECONDS, held / 4)
     sent, again = [], []
     try:
         for i, message in enumerate(claimed):

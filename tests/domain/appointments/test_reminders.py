@@ -259,6 +259,58 @@ def test_a_cancel_committed_before_the_claim_leaves_the_job_nothing(client, load
     assert Message.select().count() == 0
 
 
+def due_burst(client, load, count):
+    """`count` appointments, each with one SMS reminder, every reminder due and none started."""
+    shop(load, reminders=[{"before_minutes": 240, "channels": ["sms"]}])
+    set_clock("2026-11-20T12:00:00")
+    booked = [book(client, "2026-12-02", f"{10 + i // 4:02d}:{(i % 4) * 15:02d}") for i in range(count)]
+    set_clock("2026-12-02T14:00:30")  # the first starts at 15:00 UTC, the last reminder was at 13:45
+    return [r["id"] for appointment in booked for r in rows(client, appointment)]
+
+
+def test_the_reminder_job_delivers_the_messages_it_queued_without_a_send_job_each(client, load):
+    from tasks import huey
+    from tasks.reminders import send_reminder
+
+    due = due_burst(client, load, 12)
+    huey.storage.flush_queue()  # the bookings' own jobs are not the point here
+    for reminder_id in reminders.due_reminder_ids():  # what the sweep enqueues
+        send_reminder.call_local(reminder_id)
+    assert huey.pending_count() == 0  # no second job per reminder
+    sent = {r.id: r.message_id for r in AppointmentReminder.select() if r.kind == "reminder"}
+    assert set(sent) == set(due) and len(set(sent.values())) == len(due)
+    assert {m.delivery_status for m in Message.select().where(Message.id.in_(list(sent.values())))} == {
+        "logged"
+    }
+
+
+def test_interleaved_jobs_each_deliver_their_own_batch_and_leave_nothing_queued(client, load):
+    """The cause of messages left for the minute sweep when a reminder job delivered through
+    delivery.attempt(own id): that claim takes the oldest due messages of anyone, and takes nothing
+    when its own was taken first, while a reminder's message has no send job of its own to pick up
+    what is left. attempt_these takes exactly the job's messages that no one took first."""
+    due = due_burst(client, load, 12)
+    outcome, first = reminders.claim_due(due[0])  # this job's batch: BATCH reminders
+    assert outcome == "sent" and len(first) == reminders.BATCH
+    left = [r.id for r in AppointmentReminder.select().where(AppointmentReminder.status == "pending")]
+    outcome, second = reminders.claim_due(left[0])  # another job's, committed before the first delivers
+    assert outcome == "sent" and len(second) == 12 - reminders.BATCH
+    assert delivery.attempt_these(second, settings()) == []  # the later batch delivers first
+    assert delivery.attempt_these(first, settings()) == []
+    assert Message.select().where(Message.delivery_status == "queued").count() == 0
+    assert Message.select().where(Message.delivery_status == "logged").count() == 12
+
+
+def test_a_cancel_between_the_claim_and_the_jobs_delivery_sends_nothing(client, load):
+    (reminder,) = due_burst(client, load, 1)
+    outcome, queued = reminders.claim_due(reminder)
+    appointment = AppointmentReminder.get_by_id(reminder).appointment_id
+    client.post(f"{BASE}/{appointment}/cancel", headers=HEADERS, json={})
+    assert outcome == "sent" and delivery.attempt_these(queued, settings()) == []
+    message = Message.get_by_id(queued[0])
+    assert message.delivery_status == "failed" and message.external_uuid is None
+
+
 def test_the_first_usable_channel_is_chosen_and_none_is_no_channel(client, load):
     shop(load, reminders=[{"before_minutes": 60, "channels": ["sms", "email"]}])
     Suppression.create(tenant="acme", channel="sms", address="+15555550100")  # Ann sent STOP
@@ -357,6 +409,40 @@ def test_racing_consumers_and_a_cancel_never_send_twice_or_after_the_cancel(clie
         assert all(m.delivery_status == "failed" for m in mine)  # stopped before any provider saw it
     assert Message.select().where(Message.delivery_status == "queued").count() == 0
     assert len({m.id for m in Message.select()}) == Message.select().count() <= len(booked)
+
+
+def test_jobs_that_deliver_what_they_claim_racing_a_cancel_send_nothing_after_it(client, load):
+    """As above, with each job delivering what it queued at once (the consumer's send_reminder):
+    a reminder the cancel stopped has no message that reached the provider; one that was handed
+    over first stays sent; none is handed over twice."""
+    import time
+
+    from shop.domain.appointments.appointments import cancel_appointment
+
+    def job(reminder):
+        delivery.attempt_these(reminders.claim_due(reminder)[1], settings())
+
+    def cancel_later(appointment, pause):  # from before the claim to after the delivery
+        time.sleep(pause)
+        cancel_appointment("acme", appointment, None)
+
+    due = due_burst(client, load, 6)
+    for i, reminder in enumerate(due):
+        set_clock(f"2026-12-02T{11 + i // 4:02d}:{(i % 4) * 15:02d}:30")  # this one due, the next not yet
+        appointment = AppointmentReminder.get_by_id(reminder).appointment_id
+        _race(
+            lambda reminder=reminder: job(reminder),
+            lambda reminder=reminder: job(reminder),
+            lambda appointment=appointment, pause=0.0005 * 2**i: cancel_later(appointment, pause),
+        )
+        row = AppointmentReminder.get_by_id(reminder)
+        mine = list(Message.select().where(Message.id == row.message_id)) if row.message_id else []
+        if row.status == "cancelled":
+            assert all(m.delivery_status == "failed" for m in mine), (row.reason, mine[0].delivery_status)
+        else:
+            assert row.status == "sent" and mine[0].delivery_status == "logged"
+    assert Message.select().where(Message.delivery_status.in_(("queued", "sending"))).count() == 0
+    assert Message.select().where(Message.automated).count() <= len(due)
 
 
 def _race(*jobs):
