@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
-from bench_result import report_result  # before bench/ leaves the path (it imports only json)
+from bench_result import report_result  # before bench/ leaves the path (it imports only the standard library)
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
