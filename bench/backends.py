@@ -24,7 +24,8 @@ goal is met, 1 when one is missed, 2 when the run failed.
 import sys
 from pathlib import Path
 
-from bench_result import report_result  # before bench/ leaves the path (it imports only the standard library)
+# (bench_result imports the standard library only, so it may come before bench/ leaves the path)
+from bench_result import report_result
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
-from bench_result import report_result  # before bench/ leaves the path (it imports only the standard library)
+# (bench_result imports the standard library only, so it may come before bench/ leaves the path)
+from bench_result import report_result
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 

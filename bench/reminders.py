@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
-from bench_result import report_result  # before bench/ leaves the path (it imports only the standard library)
+# (bench_result imports the standard library only, so it may come before bench/ leaves the path)
+from bench_result import cpu_seconds, report_result
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -192,12 +193,6 @@ def reminder_round(shop: int, count: int, timeout: float) -> float:
     if sent.count() < count:
         raise SystemExit(f"only {sent.count()} of {count} reminders were accepted within {timeout} s")
     return count / (time.perf_counter() - started)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU seconds of a process so far (Linux /proc; every thread of it)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measured(pid: int, run, *args) -> tuple[float, float]:
