@@ -24,13 +24,12 @@ SECRET_PATTERNS = (
     (re.compile(r"\b[0-9a-fA-F]{64}\b"), "[redacted-digest]"),
 )
 # one pass that finds none of the above in most lines, so they skip the substitutions
-MIGHT_HOLD_A_SECRET = re.compile(
-    r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/|scrypt|pbkdf2|[0-9a-f]{64}", re.IGNORECASE
-)
+_MARKERS = r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/|scrypt|pbkdf2"
+MIGHT_HOLD_A_SECRET = re.compile(rf"{_MARKERS}|[0-9a-f]{{64}}", re.IGNORECASE)
 # the same test for ASCII text, where lowering the text is exactly the pattern's IGNORECASE: a
 # case-insensitive alternation scans slowly in `re` (50 us for a webhook attempt's line, a tenth of
 # the attempt's CPU; docs/performance.md, session 9), the lowered text and one hex run take 5
-MARKERS = re.compile(r"sk_|whsec_|bearer|basic|v1=|fernet:|://|/calendar/|scrypt|pbkdf2")
+MARKERS = re.compile(_MARKERS)
 HEX_RUN = re.compile(r"[0-9a-fA-F]{64}")
 # literal values the service holds (the instance secret key, the metrics token): masked as such
 _known: tuple[str, ...] = ()  # longest first, so a value inside another is masked as part of it

@@ -398,12 +398,6 @@ def _conversation(tenant_id: str, appointment: Appointment, channel: str, addres
     ).id
 
 
-AUTOMATED_SQL = named_sql(
-    "INSERT INTO message (tenant_id, conversation_id, channel, direction, body, subject, sender, "
-    "recipient, read, created_at, delivery_status, delivery_attempts, next_attempt_at, automated) "
-    "VALUES (:tenant, :conversation, :channel, 'outbound', :body, :subject, :sender, :recipient, "
-    ":yes, :now, 'queued', 0, :now, :yes) RETURNING id"
-)
 TOUCH_SQL = named_sql("UPDATE conversation SET last_outbound_at = :now, updated_at = :now WHERE id = :id")
 
 
@@ -414,20 +408,22 @@ def _queue_message(tenant_id, appointment, kind, channel, address, settings: Set
     body, subject = texts.render(kind, channel, found, settings.templates)
     conversation_id = _conversation(tenant_id, appointment, channel, address)
     now = clock.now()
-    message_id = run_sql(
-        AUTOMATED_SQL,
-        {
-            "tenant": tenant_id,
-            "conversation": conversation_id,
-            "channel": channel,
-            "body": body,
-            "subject": subject,
-            "sender": sender_for(channel, queue.settings()),
-            "recipient": address,
-            "yes": True,
-            "now": now,
-        },
-    )[0][0]
+    message_id = Message.create_row(
+        tenant=tenant_id,
+        conversation=conversation_id,
+        channel=channel,
+        direction="outbound",
+        body=body,
+        subject=subject,
+        sender=sender_for(channel, queue.settings()),
+        recipient=address,
+        read=True,
+        created_at=now,
+        delivery_status="queued",
+        delivery_attempts=0,
+        next_attempt_at=now,
+        automated=True,
+    ).id
     run_sql(TOUCH_SQL, {"id": conversation_id, "now": now})
     if job:
         queue.enqueue(queue.SEND_MESSAGE, message_id)
@@ -542,11 +538,6 @@ SETTLE_SQL = named_sql(
     "UPDATE appointment_reminder SET status = :status, reason = :reason, channel = :channel, "
     "message_id = :message, updated_at = :now WHERE id = :id"
 )
-
-
-def send_due(reminder_id: str) -> str | None:
-    """claim_due's outcome of its own reminder (the messages it queued wait for their delivery)."""
-    return claim_due(reminder_id)[0]
 
 
 def claim_due(reminder_id: str) -> tuple[str | None, list[int]]:

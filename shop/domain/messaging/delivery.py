@@ -43,6 +43,7 @@ _OTHERS_DUE = (
     "AND direction = 'outbound' ORDER BY next_attempt_at, id LIMIT :others"
 )
 _TAKE = "UPDATE message SET delivery_status = 'sending', claimed_until = :until"
+_OWN = f"own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED)"  # the given message, if due and free
 # one statement: what it finds due is what it takes; the outer condition re-checks each row as it
 # is written, so a row another claim took meanwhile is left alone. On PostgreSQL the candidates are
 # locked once, up front (FOR UPDATE SKIP LOCKED, materialized so the limit holds): a row another
@@ -53,8 +54,7 @@ CLAIM_SQL = {
         f"AND {DUE} RETURNING {Message.columns()}"
     ),
     "postgres": named_sql(
-        f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED), "
-        f"due AS MATERIALIZED ({_OTHERS_DUE} FOR UPDATE SKIP LOCKED) "
+        f"WITH {_OWN}, due AS MATERIALIZED ({_OTHERS_DUE} FOR UPDATE SKIP LOCKED) "
         f"{_TAKE} WHERE id IN (SELECT id FROM own UNION ALL SELECT id FROM due) "
         f"AND {DUE} RETURNING {Message.columns()}"
     ),
@@ -74,8 +74,7 @@ SENT_SQL = named_sql(
 TAKE_SQL = {
     "sqlite": named_sql(f"{_TAKE} WHERE id = :id AND {DUE} RETURNING {Message.columns()}"),
     "postgres": named_sql(
-        f"WITH own AS MATERIALIZED ({IS_DUE_SQL} FOR UPDATE SKIP LOCKED) "
-        f"{_TAKE} WHERE id IN (SELECT id FROM own) AND {DUE} RETURNING {Message.columns()}"
+        f"WITH {_OWN} {_TAKE} WHERE id IN (SELECT id FROM own) AND {DUE} RETURNING {Message.columns()}"
     ),
 }
 RELEASE_SQL = named_sql(

@@ -62,7 +62,7 @@ def states(client, appointment_id):
 
 def run_consumer():
     """What the sweep and its jobs do at this moment of the clock: every due reminder's job."""
-    return [reminders.send_due(reminder_id) for reminder_id in reminders.due_reminder_ids()]
+    return [reminders.claim_due(reminder_id)[0] for reminder_id in reminders.due_reminder_ids()]
 
 
 def test_24_and_2_hours_before_across_the_autumn_change_are_real_hours(client, load):
@@ -255,7 +255,7 @@ def test_a_cancel_committed_before_the_claim_leaves_the_job_nothing(client, load
     set_clock("2026-12-01T15:00:30")
     due = reminders.due_reminder_ids()  # the sweep enqueued it
     client.post(f"{BASE}/{appointment}/cancel", headers=HEADERS, json={})
-    assert [reminders.send_due(reminder_id) for reminder_id in due] == [None]
+    assert [reminders.claim_due(reminder_id)[0] for reminder_id in due] == [None]
     assert Message.select().count() == 0
 
 
@@ -398,8 +398,8 @@ def test_racing_consumers_and_a_cancel_never_send_twice_or_after_the_cancel(clie
     for appointment in booked:
         (reminder,) = [r["id"] for r in rows(client, appointment)]
         _race(
-            lambda reminder=reminder: reminders.send_due(reminder),
-            lambda reminder=reminder: reminders.send_due(reminder),
+            lambda reminder=reminder: reminders.claim_due(reminder)[0],
+            lambda reminder=reminder: reminders.claim_due(reminder)[0],
             lambda appointment=appointment: cancel_appointment("acme", int(appointment), None),
         )
         row = AppointmentReminder.get_by_id(reminder)
