@@ -329,7 +329,8 @@ def webhooks(args) -> dict:
                 break
             except requests.RequestException:
                 time.sleep(0.05)
-        rate = bench_webhooks.pipeline(session, port, args.count, 120, dict(os.environ))
+        bench_webhooks.set_up_shop(port)
+        rate = bench_webhooks.pipeline(session, port, args.count, 120, dict(os.environ), {})
     finally:
         receiver.terminate()
         receiver.wait(timeout=10)
