@@ -3,8 +3,9 @@ message, event, notification, one transaction) against a bare signed route (the 
 request pipeline, the same signature check and JSON parse, then 200) under the same gunicorn
 settings in the same run; and emails per second through mail-in.
 
-Both servers: gunicorn with the shipped settings (2 sync workers) on 127.0.0.1, SQLite in a temp
-folder; clients: THREADS requests.Sessions posting gateway-signed JSON. Bounded: --count each.
+Both servers: gunicorn with the shipped settings (2 gthread workers of 4 threads) on 127.0.0.1,
+SQLite in a temp folder; clients: THREADS requests.Sessions posting gateway-signed JSON.
+Bounded: --count each.
 """
 
 import sys

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 # (script, its bounded arguments, the longest it may take in seconds); benchmarks added by later
 # work join this list
 BENCHMARKS = (
-    ("platform.py", ["--duration", "5", "--rounds", "2"], 300),
+    ("platform.py", ["--duration", "5", "--rounds", "3"], 300),
     ("slots.py", ["--calls", "100"], 600),
     ("notifications.py", ["--rounds", "7"], 600),
     ("messages.py", ["--count", "300", "--rounds", "3"], 300),
