@@ -18,6 +18,11 @@ class Customer(BaseModel):
     created_at = UTCDateTimeField(default=clock.now, index=True)
     updated_at = UTCDateTimeField(null=True)
 
+    class Meta:
+        # the customer an inbound SMS, a STOP or a reminder is about, by the shop and the number
+        # (migration customer_phone_index)
+        indexes = ((("tenant", "phone"), False),)
+
 
 DEFAULT_TICKET_STATUSES = ("New", "In Progress", "Waiting for Parts", "Ready", "Resolved")
 TICKET_PRIORITIES = ("low", "normal", "high", "urgent")

@@ -81,3 +81,16 @@ def test_inbound_for_a_known_customer_creates_the_conversation(runner, shop):
 def test_refused_inbound_records_nothing(runner, shop, data):
     assert activity(runner, data).exit_code != 0
     assert Message.select().count() == 0 and Event.select().count() == 0
+
+
+@pytest.mark.sqlite_only  # the plan's words are SQLite's; PostgreSQL's planner scans a table this small
+def test_the_sender_of_an_sms_is_found_through_the_shop_and_phone_index(shop):
+    """The customer an inbound SMS comes from is looked up by the index on (tenant, phone), not by
+    reading every customer of the shop (migration customer_phone_index)."""
+    from shop.db import db
+    from shop.domain.messaging.inbound import CUSTOMER_THREAD_SQL
+
+    statement = CUSTOMER_THREAD_SQL["sms"]
+    params = {"tenant": "acme", "address": "+15550001"}
+    plan = " ".join(str(row[-1]) for row in db.execute_sql(f"EXPLAIN QUERY PLAN {statement}", params))
+    assert "customer_tenant_id_phone" in plan, plan
