@@ -15,8 +15,8 @@ NO_PERIODIC = "--no-periodic"
 
 
 # the longest an idle worker sleeps between looks at a SQLite queue (Huey's default is 10 s, its
-# pause growing 15 % a look from 0.1 s): a job queued after a quiet minute waited 1 to 3 s, up to
-# 10; with four workers looking at least once a second, it waits a quarter of a second on average.
+# pause growing 15 % a look from 0.1 s): a webhook queued after a quiet half minute waited 1 to 3 s,
+# up to 10; with every worker looking at least once a second, 0.06 to 0.57 s (docs/decisions.md).
 # PostgreSQL's workers are woken by NOTIFY and never sleep this way.
 IDLE_LOOK_EVERY = 1.0
 
