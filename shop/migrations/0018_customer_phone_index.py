@@ -1,6 +1,6 @@
-"""An index on customer(tenant_id, phone): the customer an inbound SMS comes from, a STOP or START
-applies to, or a reminder is addressed to is found by the shop and the number. Without it each such
-look-up read every customer of the shop (docs/performance.md, "Inbound messaging").
+"""An index on customer(tenant_id, phone): the customer an inbound SMS comes from and the customers
+a STOP or START applies to are found by the shop and the number. Without it each such look-up read
+every customer of the shop (docs/performance.md, "Inbound messaging").
 """
 
 

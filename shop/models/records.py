@@ -19,8 +19,8 @@ class Customer(BaseModel):
     updated_at = UTCDateTimeField(null=True)
 
     class Meta:
-        # the customer an inbound SMS, a STOP or a reminder is about, by the shop and the number
-        # (migration customer_phone_index)
+        # the customer an inbound SMS comes from and the customers a STOP or START applies to, by the
+        # shop and the number (migration customer_phone_index)
         indexes = ((("tenant", "phone"), False),)
 
 
