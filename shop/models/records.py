@@ -1,6 +1,6 @@
 """Customer and ticket records of a shop, as far as the public API and events need them."""
 
-from peewee import SQL, AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField
+from peewee import SQL, AutoField, BooleanField, CharField, ForeignKeyField, IntegerField, TextField, fn
 
 from shop import clock
 from shop.models.base import BaseModel, UTCDateTimeField
@@ -20,8 +20,15 @@ class Customer(BaseModel):
 
     class Meta:
         # the customer an inbound SMS comes from and the customers a STOP or START applies to, by the
-        # shop and the number (migration customer_phone_index)
+        # shop and the number; with the email index below, a reminder's customer (migration
+        # customer_address_indexes)
         indexes = ((("tenant", "phone"), False),)
+
+
+# the customer an inbound email comes from, and a reminder's customer, by the shop and the address
+# as typed in any case (LOWER(email) in their statements)
+EMAIL_INDEX = "customer_tenant_id_lower_email"
+Customer.add_index(Customer.index(Customer.tenant, fn.LOWER(Customer.email), name=EMAIL_INDEX))
 
 
 DEFAULT_TICKET_STATUSES = ("New", "In Progress", "Waiting for Parts", "Ready", "Resolved")
