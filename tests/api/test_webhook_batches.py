@@ -9,12 +9,13 @@ import threading
 import pytest
 
 from shop import clock
-from shop.db import db, run_sql
+from shop.db import run_sql
 from shop.domain.activity import run_activity
 from shop.domain.webhooks import engine
 from shop.models import WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription
 from tasks import huey
 from tests.helpers import auth_headers, tenant_fixture
+from tests.helpers.query_plans import sqlite_plan
 from tests.helpers.round_trips import counted_round_trips
 
 
@@ -264,7 +265,7 @@ def test_a_batch_reads_its_members_by_their_ids_however_many_are_due(client, sho
     sub_id = subscribe(client, shop, receiver.hook_url())
     ids = events(12)
     statement, params = engine.members_statement(ids[1:], sub_id, clock.now(), engine.BATCH_SIZE - 1)
-    plan = " ".join(str(row[-1]) for row in db.execute_sql(f"EXPLAIN QUERY PLAN {statement}", params))
+    plan = sqlite_plan(statement, params)
     assert "sqlite_autoindex_webhook_delivery_1" in plan, plan
     assert "status_next_attempt_at" not in plan and "subscription_id" not in plan, plan
     assert [row[0] for row in run_sql(statement, params)] == ids[1 : engine.BATCH_SIZE]

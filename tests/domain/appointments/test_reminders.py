@@ -13,6 +13,7 @@ from shop.models import AppointmentReminder, Message, Notification, Suppression
 from shop.queue import settings
 from tests.helpers import auth_headers, tenant_fixture
 from tests.helpers.appointments import set_clock
+from tests.helpers.query_plans import sqlite_plan
 
 HEADERS = auth_headers("sk_test_acme_token_0001")
 BASE = "/api/v1/appointments"
@@ -479,3 +480,13 @@ def test_a_provider_that_never_accepts_fails_the_reminder(client, load):
     assert delivery.attempt(message_id, config) == []
     assert Message.get_by_id(message_id).delivery_status == "failed"
     assert states(client, appointment)[0][3:] == ("failed", "provider_failed")
+
+
+@pytest.mark.sqlite_only  # the plan's words are SQLite's; PostgreSQL's planner scans a table this small
+def test_a_reminder_s_customer_is_found_through_both_address_indexes(app):
+    """A reminder's customer, matched by phone or email, is looked up on each address's index, not
+    by reading every customer of the shop (migration 18)."""
+    params = {"tenant": "acme", "raw_phone": "+1 555 0001", "phone": "+15550001", "email": "ann@example.com"}
+    plan = sqlite_plan(reminders.CUSTOMER_SQL, params)
+    assert "INDEX customer_tenant_id_phone " in plan and "INDEX customer_tenant_id_lower_email " in plan, plan
+    assert "customer_tenant_id (" not in plan, plan

@@ -4,8 +4,10 @@ import json
 
 import pytest
 
+from shop.domain.messaging.inbound import CUSTOMER_THREAD_SQL
 from shop.models import Conversation, Event, Message
 from tests.helpers import tenant_fixture
+from tests.helpers.query_plans import sqlite_plan
 
 
 @pytest.fixture
@@ -83,13 +85,6 @@ def test_refused_inbound_records_nothing(runner, shop, data):
     assert Message.select().count() == 0 and Event.select().count() == 0
 
 
-def query_plan(statement: str, params: dict) -> str:
-    """SQLite's plan of a statement, its steps joined."""
-    from shop.db import db
-
-    return " ".join(str(row[-1]) for row in db.execute_sql(f"EXPLAIN QUERY PLAN {statement}", params))
-
-
 @pytest.mark.sqlite_only  # the plan's words are SQLite's; PostgreSQL's planner scans a table this small
 @pytest.mark.parametrize(
     ("channel", "address", "index"),
@@ -101,18 +96,5 @@ def query_plan(statement: str, params: dict) -> str:
 def test_the_sender_is_found_through_the_shop_and_address_index(shop, channel, address, index):
     """The customer an inbound SMS or email comes from is looked up by the index on (tenant, phone)
     or (tenant, LOWER(email)), not by reading every customer of the shop (migration 18)."""
-    from shop.domain.messaging.inbound import CUSTOMER_THREAD_SQL
-
-    plan = query_plan(CUSTOMER_THREAD_SQL[channel], {"tenant": "acme", "address": address})
+    plan = sqlite_plan(CUSTOMER_THREAD_SQL[channel], {"tenant": "acme", "address": address})
     assert f"INDEX {index} " in plan, plan
-
-
-@pytest.mark.sqlite_only
-def test_a_reminder_s_customer_is_found_through_both_address_indexes(shop):
-    """A reminder's customer, matched by phone or email, is looked up on each address's index."""
-    from shop.domain.appointments.reminders import CUSTOMER_SQL
-
-    params = {"tenant": "acme", "raw_phone": "+1 555 0001", "phone": "+15550001", "email": "ann@example.com"}
-    plan = query_plan(CUSTOMER_SQL, params)
-    assert "INDEX customer_tenant_id_phone " in plan and "INDEX customer_tenant_id_lower_email " in plan, plan
-    assert "customer_tenant_id (" not in plan, plan
