@@ -2,6 +2,7 @@
 
 import json
 import os
+import statistics
 from pathlib import Path
 
 PREFIX = "BENCH-RESULT "
@@ -26,6 +27,22 @@ def report_result(
     }
     print(PREFIX + json.dumps(line), flush=True)
     return met
+
+
+def report_median(workload: str, rounds: list, figure: str, baseline: str, unit: str, goal: float) -> float:
+    """report_result for a throughput judged on the median ratio of its rounds (each round a dict
+    with its `ratio` and the two rates under the keys `figure` and `baseline`): that median."""
+    ratio = statistics.median(r["ratio"] for r in rounds)
+    report_result(
+        workload,
+        statistics.median(r[figure] for r in rounds),
+        statistics.median(r[baseline] for r in rounds),
+        unit,
+        goal,
+        at_least=True,
+        ratio=ratio,
+    )
+    return ratio
 
 
 def cpu_seconds(pid: int) -> float:

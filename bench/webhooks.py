@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 # bench/platform.py would shadow the standard library's `platform` for everything imported here
-from bench_result import cpu_seconds, report_result  # noqa: E402  (before bench/ leaves the path)
+from bench_result import cpu_seconds, report_median  # noqa: E402  (before bench/ leaves the path)
 
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
@@ -21,7 +21,6 @@ import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -229,15 +228,13 @@ def main() -> None:
         receiver.terminate()
         receiver.wait(timeout=10)
         shutil.rmtree(folder, ignore_errors=True)
-    ratio = statistics.median(r["ratio"] for r in rounds)
-    report_result(
+    ratio = report_median(
         "deliveries against a requests.Session loop",
-        statistics.median(r["pipeline_per_s"] for r in rounds),
-        statistics.median(r["requests_session_per_s"] for r in rounds),
+        rounds,
+        "pipeline_per_s",
+        "requests_session_per_s",
         "posts/s",
         GOAL,
-        at_least=True,
-        ratio=ratio,
     )
     report = {
         "events_per_round": args.count,
